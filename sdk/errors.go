@@ -1,0 +1,105 @@
+package sdk
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Class is the one error taxonomy every chain decision is made on
+// (DESIGN.md §5). A plugin maps each wire error to exactly one class.
+type Class string
+
+const (
+	ClassTransient       Class = "transient"        // retry on the same provider, then fall back
+	ClassPermanent       Class = "permanent"        // no retry, fall back
+	ClassAuthRequired    Class = "auth_required"    // no retry, fall back, surface in health
+	ClassContextOverflow Class = "context_overflow" // skip to a provider with a larger window
+	ClassQuotaExhausted  Class = "quota_exhausted"  // no retry, fall back, surface in health
+	ClassContentFilter   Class = "content_filter"   // fall back only if the chain allows
+)
+
+// Error is a classified failure. It crosses the plugin boundary intact: the
+// host sees the same Class, Code, Status and RetryAfter the plugin returned.
+// Message must be short and safe: no credential, no raw vendor body.
+type Error struct {
+	Class      Class
+	Code       string        // optional finer condition, e.g. "plugin_exited", "egress_denied"
+	Message    string        // short, safe, human readable
+	Status     int           // upstream HTTP status when there was one
+	RetryAfter time.Duration // the provider's retry hint; 0 when none
+}
+
+func (e *Error) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = string(e.Class)
+	}
+	if e.Code != "" && e.Message != "" {
+		return fmt.Sprintf("%s (%s): %s", e.Class, e.Code, msg)
+	}
+	if e.Message == "" {
+		return msg
+	}
+	return fmt.Sprintf("%s: %s", e.Class, msg)
+}
+
+// Is matches a sentinel: one with a Code matches that code, one without
+// matches the class. So errors.Is(err, sdk.ErrTransient) holds for every
+// transient error, and errors.Is(err, sdk.ErrPluginExited) only for that one.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	if !ok || t.Message != "" {
+		return false
+	}
+	if t.Code != "" {
+		return e.Code == t.Code
+	}
+	return e.Class == t.Class
+}
+
+// Sentinels for errors.Is.
+var (
+	ErrTransient       = &Error{Class: ClassTransient}
+	ErrPermanent       = &Error{Class: ClassPermanent}
+	ErrAuthRequired    = &Error{Class: ClassAuthRequired}
+	ErrContextOverflow = &Error{Class: ClassContextOverflow}
+	ErrQuotaExhausted  = &Error{Class: ClassQuotaExhausted}
+	ErrContentFilter   = &Error{Class: ClassContentFilter}
+
+	// ErrPluginExited: the plugin process died during a call.
+	ErrPluginExited = &Error{Class: ClassTransient, Code: "plugin_exited"}
+	// ErrEgressDenied: the host refused an egress request (host not allowed).
+	ErrEgressDenied = &Error{Class: ClassPermanent, Code: "egress_denied"}
+	// ErrEgressLimit: a response exceeded the egress size limit.
+	ErrEgressLimit = &Error{Class: ClassPermanent, Code: "egress_limit"}
+	// ErrTimeout: a deadline fired (connect, headers, first token, idle).
+	ErrTimeout = &Error{Class: ClassTransient, Code: "timeout"}
+)
+
+// Errorf builds a classified error.
+func Errorf(class Class, format string, args ...any) *Error {
+	return &Error{Class: class, Message: fmt.Sprintf(format, args...)}
+}
+
+// Transientf, Permanentf: shorthands for the two commonest classes.
+func Transientf(format string, args ...any) *Error { return Errorf(ClassTransient, format, args...) }
+func Permanentf(format string, args ...any) *Error { return Errorf(ClassPermanent, format, args...) }
+
+// ClassOf returns the class of err, or "" when err carries none.
+func ClassOf(err error) Class {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Class
+	}
+	return ""
+}
+
+// RetryAfterOf returns the retry hint carried by err, if any.
+func RetryAfterOf(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
+}

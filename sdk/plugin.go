@@ -1,0 +1,107 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Kind names what a plugin binary serves.
+type Kind string
+
+const (
+	KindProvider Kind = "provider"
+	KindTool     Kind = "tool"
+	KindDisplay  Kind = "display"
+)
+
+// APIVersion is the SDK API version this package speaks.
+const APIVersion = "v1"
+
+// Info is static metadata about a plugin. It must be cheap and free of side
+// effects: the host calls it before Configure.
+type Info struct {
+	Name        string   // unique within Kind, lowercase: "anthropic"
+	Kind        Kind     // set by Serve* when left empty
+	Version     string   // the plugin's own version
+	APIVersions []string // SDK API versions spoken; Serve* fills {APIVersion} when empty
+	Config      Schema   // plugin-owned configuration; the host decodes HCL against it
+	Auth        Auth     // where the host should put the credential by default
+}
+
+// Schema describes the plugin-owned attributes of a plugin's configuration
+// block.
+type Schema struct {
+	Attributes []Attribute
+}
+
+// Attribute is one plugin-owned configuration attribute.
+type Attribute struct {
+	Name        string
+	Type        string          // HCL type expression: string, number, bool, list(string), map(string)
+	Required    bool
+	Default     json.RawMessage // JSON literal used when the attribute is absent
+	Description string
+}
+
+// AuthScheme says how the host injects a credential into egress requests.
+type AuthScheme string
+
+const (
+	AuthNone   AuthScheme = ""       // no credential
+	AuthBearer AuthScheme = "bearer" // Authorization: Bearer <secret>
+	AuthHeader AuthScheme = "header" // <Name>: <secret>, e.g. x-api-key
+	AuthQuery  AuthScheme = "query"  // ?<Name>=<secret>, e.g. key
+)
+
+// Auth is a credential placement. It never holds the secret itself.
+type Auth struct {
+	Scheme AuthScheme
+	Name   string // header or query parameter name for AuthHeader / AuthQuery
+}
+
+// Config is what Configure receives.
+type Config struct {
+	// Values holds the plugin-owned attributes as a JSON object, already
+	// type-checked against Info.Config and with defaults applied.
+	Values json.RawMessage
+	// Egress is the plugin's only network path. It is nil for plugins
+	// configured without one (for example in unit tests).
+	Egress Egress
+	// Logger writes to the host's log under this plugin instance's name.
+	Logger hclog.Logger
+}
+
+// Decode unmarshals the plugin-owned values into v.
+func (c Config) Decode(v any) error {
+	if len(c.Values) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(c.Values, v); err != nil {
+		return Permanentf("decode plugin config: %v", err)
+	}
+	return nil
+}
+
+// Plugin is what every kind shares.
+type Plugin interface {
+	Info() Info
+	// Configure is called once per process before any other call.
+	Configure(ctx context.Context, cfg Config) error
+}
+
+// Closer is implemented by plugins that hold resources; Serve calls Close
+// when the host shuts the plugin down.
+type Closer interface {
+	Close() error
+}
+
+func (k Kind) valid() error {
+	switch k {
+	case KindProvider, KindTool, KindDisplay:
+		return nil
+	}
+	return fmt.Errorf("unknown plugin kind %q", string(k))
+}

@@ -1,0 +1,109 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ToolChoiceMode says whether and how the model must call tools.
+type ToolChoiceMode string
+
+const (
+	ToolChoiceAuto     ToolChoiceMode = "" // the model decides
+	ToolChoiceNone     ToolChoiceMode = "none"
+	ToolChoiceRequired ToolChoiceMode = "required"
+	ToolChoiceTool     ToolChoiceMode = "tool" // must call ToolChoice.Name
+)
+
+// ToolChoice constrains tool use for one request.
+type ToolChoice struct {
+	Mode ToolChoiceMode
+	Name string // with ToolChoiceTool
+}
+
+// Request is one model call in canonical form.
+type Request struct {
+	Model         string // overrides the plugin's configured model when set
+	System        string
+	Messages      []Message
+	Tools         []ToolSpec
+	ToolChoice    ToolChoice
+	MaxTokens     int      // 0: the plugin's default
+	Temperature   *float64 // nil: provider default
+	StopSequences []string
+	// Options carries plugin-specific knobs, keyed by option name.
+	Options map[string]json.RawMessage
+}
+
+// EventType tags an Event.
+type EventType string
+
+const (
+	EventStart          EventType = "start"           // Model: the model that answers
+	EventTextDelta      EventType = "text_delta"      // Text
+	EventReasoningDelta EventType = "reasoning_delta" // Text, Signature, Redacted
+	EventToolCall       EventType = "tool_call"       // ToolCall and Index, complete
+	EventUsage          EventType = "usage"           // Usage
+	EventFinish         EventType = "finish"          // Finish, exactly once, last
+)
+
+// FinishReason says why a model stopped.
+type FinishReason string
+
+const (
+	FinishStop          FinishReason = "stop"
+	FinishLength        FinishReason = "length"
+	FinishToolCalls     FinishReason = "tool_calls"
+	FinishContentFilter FinishReason = "content_filter"
+)
+
+// Usage is token accounting as the provider reported it. A nil field was not
+// reported: absent is never zero.
+type Usage struct {
+	InputTokens      *int64
+	OutputTokens     *int64
+	CacheReadTokens  *int64
+	CacheWriteTokens *int64
+}
+
+// Tokens returns a pointer to n, for filling Usage.
+func Tokens(n int64) *int64 { return &n }
+
+// Event is one element of a Generate stream.
+type Event struct {
+	Type      EventType
+	Text      string
+	Signature string    // reasoning signature; ends the current reasoning block
+	Redacted  string    // redacted reasoning data; a block of its own
+	ToolCall  *ToolCall // complete: the plugin assembles argument fragments itself
+	Index     int       // tool call index within the turn: stable and distinct
+	Usage     *Usage
+	Finish    FinishReason
+	Model     string
+}
+
+// Sink receives the events of one Generate call.
+type Sink interface {
+	Send(ctx context.Context, ev Event) error
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(ctx context.Context, ev Event) error
+
+func (f SinkFunc) Send(ctx context.Context, ev Event) error { return f(ctx, ev) }
+
+// Model describes a model a provider serves.
+type Model struct {
+	ID              string
+	ContextWindow   int64
+	MaxOutputTokens int64
+}
+
+// Provider adapts one model wire format.
+type Provider interface {
+	Plugin
+	Models(ctx context.Context) ([]Model, error)
+	// Generate streams the answer to req into out. On success the last event
+	// sent is EventFinish. On failure it returns an *Error with a class.
+	Generate(ctx context.Context, req *Request, out Sink) error
+}
