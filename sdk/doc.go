@@ -7,3 +7,5 @@
 // the Egress the host hands it at configure time, and the host injects
 // credentials on the way out.
 package sdk
+
+//go:generate sh -c "go run ./internal/genalias ./spec > spec_alias.go"

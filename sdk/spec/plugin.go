@@ -1,4 +1,4 @@
-package sdk
+package spec
 
 import (
 	"context"
@@ -40,7 +40,7 @@ type Schema struct {
 // Attribute is one plugin-owned configuration attribute.
 type Attribute struct {
 	Name        string
-	Type        string          // HCL type expression: string, number, bool, list(string), map(string)
+	Type        string // HCL type expression: string, number, bool, list(string), map(string)
 	Required    bool
 	Default     json.RawMessage // JSON literal used when the attribute is absent
 	Description string
