@@ -1593,6 +1593,7 @@ type EgressRequest struct {
 	Url           string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
 	Headers       []*Header              `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty"`
 	Body          []byte                 `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
+	HasBody       bool                   `protobuf:"varint,5,opt,name=has_body,json=hasBody,proto3" json:"has_body,omitempty"` // head only: a body follows (possibly empty)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1653,6 +1654,13 @@ func (x *EgressRequest) GetBody() []byte {
 		return x.Body
 	}
 	return nil
+}
+
+func (x *EgressRequest) GetHasBody() bool {
+	if x != nil {
+		return x.HasBody
+	}
+	return false
 }
 
 type EgressResponse struct {
@@ -1850,12 +1858,13 @@ const file_plugin_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"4\n" +
 	"\x06Header\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
-	"\x06values\x18\x02 \x03(\tR\x06values\"\x7f\n" +
+	"\x06values\x18\x02 \x03(\tR\x06values\"\x9a\x01\n" +
 	"\rEgressRequest\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x120\n" +
 	"\aheaders\x18\x03 \x03(\v2\x16.axon.plugin.v1.HeaderR\aheaders\x12\x12\n" +
-	"\x04body\x18\x04 \x01(\fR\x04body\"n\n" +
+	"\x04body\x18\x04 \x01(\fR\x04body\x12\x19\n" +
+	"\bhas_body\x18\x05 \x01(\bR\ahasBody\"n\n" +
 	"\x0eEgressResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x120\n" +
 	"\aheaders\x18\x02 \x03(\v2\x16.axon.plugin.v1.HeaderR\aheaders\x12\x12\n" +

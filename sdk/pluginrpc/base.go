@@ -1,0 +1,85 @@
+package pluginrpc
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/axonhq/axon/sdk/internal/pb"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+// baseServer serves Info and Configure for any kind.
+type baseServer struct {
+	pb.UnimplementedBaseServer
+	kind   spec.Kind
+	impl   spec.Plugin
+	broker *plugin.GRPCBroker
+	logger hclog.Logger
+}
+
+func (s *baseServer) Info(context.Context, *pb.Empty) (*pb.InfoResponse, error) {
+	return infoToProto(CompleteInfo(s.impl.Info(), s.kind)), nil
+}
+
+func (s *baseServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.Empty, error) {
+	cfg := spec.Config{Values: json.RawMessage(req.GetConfigJson()), Logger: s.logger}
+	if id := req.GetEgressBrokerId(); id != 0 {
+		conn, err := s.broker.DialWithOptions(id, DialOptions()...)
+		if err != nil {
+			return nil, toStatus(spec.Transientf("dial host egress: %v", err))
+		}
+		cfg.Egress = &egressClient{client: pb.NewEgressClient(conn)}
+	}
+	if err := s.impl.Configure(ctx, cfg); err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.Empty{}, nil
+}
+
+// CompleteInfo fills what Serve knows when the plugin left it empty.
+func CompleteInfo(i spec.Info, kind spec.Kind) spec.Info {
+	if i.Kind == "" {
+		i.Kind = kind
+	}
+	if len(i.APIVersions) == 0 {
+		i.APIVersions = []string{spec.APIVersion}
+	}
+	return i
+}
+
+// BaseClient is the host's handle on a plugin's Base service.
+type BaseClient struct {
+	remote
+	client pb.BaseClient
+	broker *plugin.GRPCBroker
+}
+
+// Info fetches the plugin's static metadata.
+func (c *BaseClient) Info(ctx context.Context) (spec.Info, error) {
+	resp, err := c.client.Info(ctx, &pb.Empty{})
+	if err != nil {
+		return spec.Info{}, c.err(err)
+	}
+	return infoFromProto(resp), nil
+}
+
+// Configure sends the plugin-owned values and, when egress is not nil,
+// serves it to the plugin over the go-plugin broker (once per process).
+func (c *BaseClient) Configure(ctx context.Context, values json.RawMessage, egress spec.Egress) error {
+	req := &pb.ConfigureRequest{ConfigJson: values}
+	if egress != nil {
+		id := c.broker.NextId()
+		go c.broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
+			s := grpc.NewServer(append(opts, GRPCOptions()...)...)
+			pb.RegisterEgressServer(s, &egressServer{impl: egress})
+			return s
+		})
+		req.EgressBrokerId = id
+	}
+	_, err := c.client.Configure(ctx, req)
+	return c.err(err)
+}

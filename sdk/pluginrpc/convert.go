@@ -1,0 +1,217 @@
+package pluginrpc
+
+import (
+	"encoding/json"
+
+	"github.com/axonhq/axon/sdk/internal/pb"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+// ---- Info ----
+
+func infoToProto(i spec.Info) *pb.InfoResponse {
+	out := &pb.InfoResponse{
+		Name: i.Name, Kind: string(i.Kind), Version: i.Version, ApiVersions: i.APIVersions,
+		AuthScheme: string(i.Auth.Scheme), AuthName: i.Auth.Name,
+	}
+	for _, a := range i.Config.Attributes {
+		out.Config = append(out.Config, &pb.Attribute{
+			Name: a.Name, Type: a.Type, Required: a.Required, DefaultJson: a.Default, Description: a.Description,
+		})
+	}
+	return out
+}
+
+func infoFromProto(p *pb.InfoResponse) spec.Info {
+	out := spec.Info{
+		Name: p.GetName(), Kind: spec.Kind(p.GetKind()), Version: p.GetVersion(), APIVersions: p.GetApiVersions(),
+		Auth: spec.Auth{Scheme: spec.AuthScheme(p.GetAuthScheme()), Name: p.GetAuthName()},
+	}
+	for _, a := range p.GetConfig() {
+		out.Config.Attributes = append(out.Config.Attributes, spec.Attribute{
+			Name: a.GetName(), Type: a.GetType(), Required: a.GetRequired(),
+			Default: json.RawMessage(a.GetDefaultJson()), Description: a.GetDescription(),
+		})
+	}
+	return out
+}
+
+// ---- Parts and messages ----
+
+func partToProto(p spec.Part) *pb.Part {
+	switch p := p.(type) {
+	case spec.Text:
+		return &pb.Part{Kind: &pb.Part_Text{Text: &pb.TextPart{Text: p.Text}}}
+	case spec.Image:
+		return &pb.Part{Kind: &pb.Part_Image{Image: &pb.ImagePart{MediaType: p.MediaType, Data: p.Data, Url: p.URL}}}
+	case spec.Reasoning:
+		return &pb.Part{Kind: &pb.Part_Reasoning{Reasoning: &pb.ReasoningPart{Text: p.Text, Signature: p.Signature, Redacted: p.Redacted}}}
+	case spec.ToolCall:
+		return &pb.Part{Kind: &pb.Part_ToolCall{ToolCall: toolCallToProto(p)}}
+	case spec.ToolResult:
+		return &pb.Part{Kind: &pb.Part_ToolResult{ToolResult: toolResultToProto(p)}}
+	}
+	return nil
+}
+
+func partFromProto(p *pb.Part) spec.Part {
+	switch k := p.GetKind().(type) {
+	case *pb.Part_Text:
+		return spec.Text{Text: k.Text.GetText()}
+	case *pb.Part_Image:
+		return spec.Image{MediaType: k.Image.GetMediaType(), Data: k.Image.GetData(), URL: k.Image.GetUrl()}
+	case *pb.Part_Reasoning:
+		return spec.Reasoning{Text: k.Reasoning.GetText(), Signature: k.Reasoning.GetSignature(), Redacted: k.Reasoning.GetRedacted()}
+	case *pb.Part_ToolCall:
+		return toolCallFromProto(k.ToolCall)
+	case *pb.Part_ToolResult:
+		return toolResultFromProto(k.ToolResult)
+	}
+	return nil
+}
+
+func partsToProto(ps []spec.Part) []*pb.Part {
+	out := make([]*pb.Part, 0, len(ps))
+	for _, p := range ps {
+		if q := partToProto(p); q != nil {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func partsFromProto(ps []*pb.Part) []spec.Part {
+	var out []spec.Part
+	for _, p := range ps {
+		if q := partFromProto(p); q != nil {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func toolCallToProto(c spec.ToolCall) *pb.ToolCallPart {
+	return &pb.ToolCallPart{Id: c.ID, Name: c.Name, InputJson: c.Input}
+}
+
+func toolCallFromProto(c *pb.ToolCallPart) spec.ToolCall {
+	return spec.ToolCall{ID: c.GetId(), Name: c.GetName(), Input: json.RawMessage(c.GetInputJson())}
+}
+
+func toolResultToProto(r spec.ToolResult) *pb.ToolResultPart {
+	return &pb.ToolResultPart{CallId: r.CallID, Name: r.Name, Content: partsToProto(r.Content), IsError: r.IsError}
+}
+
+func toolResultFromProto(r *pb.ToolResultPart) spec.ToolResult {
+	return spec.ToolResult{CallID: r.GetCallId(), Name: r.GetName(), Content: partsFromProto(r.GetContent()), IsError: r.GetIsError()}
+}
+
+func toolSpecToProto(t spec.ToolSpec) *pb.ToolSpec {
+	return &pb.ToolSpec{Name: t.Name, Description: t.Description, InputSchemaJson: t.InputSchema, SideEffect: string(t.SideEffect)}
+}
+
+func toolSpecFromProto(t *pb.ToolSpec) spec.ToolSpec {
+	return spec.ToolSpec{
+		Name: t.GetName(), Description: t.GetDescription(),
+		InputSchema: json.RawMessage(t.GetInputSchemaJson()), SideEffect: spec.SideEffect(t.GetSideEffect()),
+	}
+}
+
+// ---- Requests ----
+
+func requestToProto(r *spec.Request) *pb.GenerateRequest {
+	out := &pb.GenerateRequest{
+		Model: r.Model, System: r.System,
+		ToolChoiceMode: string(r.ToolChoice.Mode), ToolChoiceName: r.ToolChoice.Name,
+		MaxTokens: clamp32(r.MaxTokens), Temperature: r.Temperature, StopSequences: r.StopSequences,
+	}
+	for _, m := range r.Messages {
+		out.Messages = append(out.Messages, &pb.Message{Role: string(m.Role), Parts: partsToProto(m.Parts)})
+	}
+	for _, t := range r.Tools {
+		out.Tools = append(out.Tools, toolSpecToProto(t))
+	}
+	if len(r.Options) > 0 {
+		out.Options = make(map[string][]byte, len(r.Options))
+		for k, v := range r.Options {
+			out.Options[k] = v
+		}
+	}
+	return out
+}
+
+func requestFromProto(p *pb.GenerateRequest) *spec.Request {
+	out := &spec.Request{
+		Model: p.GetModel(), System: p.GetSystem(),
+		ToolChoice: spec.ToolChoice{Mode: spec.ToolChoiceMode(p.GetToolChoiceMode()), Name: p.GetToolChoiceName()},
+		MaxTokens:  int(p.GetMaxTokens()), Temperature: p.Temperature, StopSequences: p.GetStopSequences(),
+	}
+	for _, m := range p.GetMessages() {
+		out.Messages = append(out.Messages, spec.Message{Role: spec.Role(m.GetRole()), Parts: partsFromProto(m.GetParts())})
+	}
+	for _, t := range p.GetTools() {
+		out.Tools = append(out.Tools, toolSpecFromProto(t))
+	}
+	if len(p.GetOptions()) > 0 {
+		out.Options = make(map[string]json.RawMessage, len(p.GetOptions()))
+		for k, v := range p.GetOptions() {
+			out.Options[k] = v
+		}
+	}
+	return out
+}
+
+// ---- Events ----
+
+func eventToProto(e spec.Event) *pb.Event {
+	out := &pb.Event{
+		Type: string(e.Type), Text: e.Text, Signature: e.Signature, Redacted: e.Redacted,
+		Index: int32(e.Index), Finish: string(e.Finish), Model: e.Model,
+	}
+	if e.ToolCall != nil {
+		out.ToolCall = toolCallToProto(*e.ToolCall)
+	}
+	if e.Usage != nil {
+		out.Usage = &pb.Usage{
+			InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens,
+			CacheReadTokens: e.Usage.CacheReadTokens, CacheWriteTokens: e.Usage.CacheWriteTokens,
+		}
+	}
+	return out
+}
+
+func eventFromProto(p *pb.Event) spec.Event {
+	out := spec.Event{
+		Type: spec.EventType(p.GetType()), Text: p.GetText(), Signature: p.GetSignature(), Redacted: p.GetRedacted(),
+		Index: int(p.GetIndex()), Finish: spec.FinishReason(p.GetFinish()), Model: p.GetModel(),
+	}
+	if p.ToolCall != nil {
+		c := toolCallFromProto(p.ToolCall)
+		out.ToolCall = &c
+	}
+	if u := p.GetUsage(); u != nil {
+		out.Usage = &spec.Usage{
+			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+			CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
+		}
+	}
+	return out
+}
+
+// ---- Frames ----
+
+func frameToProto(f spec.Frame) *pb.Frame {
+	return &pb.Frame{Expression: string(f.Expression), Text: f.Text, Status: f.Status}
+}
+
+func frameFromProto(p *pb.Frame) spec.Frame {
+	return spec.Frame{Expression: spec.Expression(p.GetExpression()), Text: p.GetText(), Status: p.GetStatus()}
+}
+
+func capsToProto(c spec.DisplayCaps) *pb.DisplayCaps {
+	return &pb.DisplayCaps{Width: int32(c.Width), Height: int32(c.Height), Mono: c.Mono, MinIntervalMs: c.MinIntervalMS}
+}
+
+func capsFromProto(p *pb.DisplayCaps) spec.DisplayCaps {
+	return spec.DisplayCaps{Width: int(p.GetWidth()), Height: int(p.GetHeight()), Mono: p.GetMono(), MinIntervalMS: p.GetMinIntervalMs()}
+}

@@ -1,0 +1,56 @@
+package pluginrpc
+
+import (
+	"context"
+
+	"github.com/axonhq/axon/sdk/internal/pb"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+type displayServer struct {
+	pb.UnimplementedDisplayServer
+	impl spec.Display
+}
+
+func (s *displayServer) Caps(ctx context.Context, _ *pb.Empty) (*pb.DisplayCaps, error) {
+	c, err := s.impl.Caps(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return capsToProto(c), nil
+}
+
+func (s *displayServer) Show(ctx context.Context, f *pb.Frame) (*pb.Empty, error) {
+	return &pb.Empty{}, toStatus(s.impl.Show(ctx, frameFromProto(f)))
+}
+
+func (s *displayServer) Halt(ctx context.Context, _ *pb.Empty) (*pb.Empty, error) {
+	return &pb.Empty{}, toStatus(s.impl.Halt(ctx))
+}
+
+// DisplayClient is the host's handle on a display plugin.
+type DisplayClient struct {
+	remote
+	client pb.DisplayClient
+}
+
+// Caps describes the display.
+func (c *DisplayClient) Caps(ctx context.Context) (spec.DisplayCaps, error) {
+	resp, err := c.client.Caps(ctx, &pb.Empty{})
+	if err != nil {
+		return spec.DisplayCaps{}, c.err(err)
+	}
+	return capsFromProto(resp), nil
+}
+
+// Show draws one frame.
+func (c *DisplayClient) Show(ctx context.Context, f spec.Frame) error {
+	_, err := c.client.Show(ctx, frameToProto(f))
+	return c.err(err)
+}
+
+// Halt sleeps or blanks the display.
+func (c *DisplayClient) Halt(ctx context.Context) error {
+	_, err := c.client.Halt(ctx, &pb.Empty{})
+	return c.err(err)
+}

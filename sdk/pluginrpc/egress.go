@@ -1,0 +1,192 @@
+package pluginrpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/axonhq/axon/sdk/internal/pb"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+// chunkSize bounds one body message. Response chunks are sent as soon as
+// the upstream delivers bytes, so SSE events are never held back to fill one.
+const chunkSize = 32 << 10
+
+func headersToProto(h http.Header) []*pb.Header {
+	out := make([]*pb.Header, 0, len(h))
+	for k, v := range h {
+		out = append(out, &pb.Header{Name: k, Values: v})
+	}
+	return out
+}
+
+func headersFromProto(hs []*pb.Header) http.Header {
+	out := make(http.Header, len(hs))
+	for _, h := range hs {
+		for _, v := range h.GetValues() {
+			out.Add(h.GetName(), v)
+		}
+	}
+	return out
+}
+
+// egressServer runs on the host, inside the broker connection of one plugin
+// process, and serves that plugin's egress with impl.
+type egressServer struct {
+	pb.UnimplementedEgressServer
+	impl spec.Egress
+}
+
+func (s *egressServer) Do(stream pb.Egress_DoServer) error {
+	head, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	req := &spec.EgressRequest{Method: head.GetMethod(), URL: head.GetUrl(), Header: headersFromProto(head.GetHeaders())}
+	if head.GetHasBody() {
+		pr, pw := io.Pipe()
+		defer pr.Close()
+		go pumpRequestBody(stream, head.GetBody(), pw)
+		req.Body = pr
+	}
+	resp, err := s.impl.Do(stream.Context(), req)
+	if err != nil {
+		return toStatus(err)
+	}
+	defer resp.Body.Close()
+	if err := stream.Send(&pb.EgressResponse{Status: int32(resp.StatusCode), Headers: headersToProto(resp.Header)}); err != nil {
+		return err
+	}
+	buf := make([]byte, chunkSize)
+	for {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			if err := stream.Send(&pb.EgressResponse{Body: append([]byte(nil), buf[:n]...)}); err != nil {
+				return err
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			return nil
+		}
+		if rerr != nil {
+			return toStatus(rerr)
+		}
+	}
+}
+
+func pumpRequestBody(stream pb.Egress_DoServer, first []byte, pw *io.PipeWriter) {
+	if len(first) > 0 {
+		if _, err := pw.Write(first); err != nil {
+			return
+		}
+	}
+	for {
+		m, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			pw.Close()
+			return
+		}
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+		if _, err := pw.Write(m.GetBody()); err != nil {
+			return
+		}
+	}
+}
+
+// egressClient is the plugin's view of the host egress.
+type egressClient struct {
+	client pb.EgressClient
+}
+
+var _ spec.Egress = (*egressClient)(nil)
+
+func (c *egressClient) Do(ctx context.Context, req *spec.EgressRequest) (*spec.EgressResponse, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	stream, err := c.client.Do(ctx)
+	if err != nil {
+		cancel()
+		return nil, fromStatus(err, nil)
+	}
+	head := &pb.EgressRequest{Method: req.Method, Url: req.URL, Headers: headersToProto(req.Header), HasBody: req.Body != nil}
+	if err := sendRequest(stream, head, req.Body); err != nil && !errors.Is(err, io.EOF) {
+		cancel()
+		return nil, fromStatus(err, nil)
+	}
+	// io.EOF from Send means the host ended the call early; Recv has the reason.
+	first, err := stream.Recv()
+	if err != nil {
+		cancel()
+		return nil, fromStatus(err, nil)
+	}
+	return &spec.EgressResponse{
+		StatusCode: int(first.GetStatus()),
+		Header:     headersFromProto(first.GetHeaders()),
+		Body:       &egressBody{stream: stream, cancel: cancel},
+	}, nil
+}
+
+func sendRequest(stream pb.Egress_DoClient, head *pb.EgressRequest, body io.Reader) error {
+	if err := stream.Send(head); err != nil {
+		return err
+	}
+	if body != nil {
+		buf := make([]byte, chunkSize)
+		for {
+			n, rerr := body.Read(buf)
+			if n > 0 {
+				if err := stream.Send(&pb.EgressRequest{Body: append([]byte(nil), buf[:n]...)}); err != nil {
+					return err
+				}
+			}
+			if errors.Is(rerr, io.EOF) {
+				break
+			}
+			if rerr != nil {
+				return spec.Permanentf("read request body: %v", rerr)
+			}
+		}
+	}
+	return stream.CloseSend()
+}
+
+// egressBody reads response chunks as they arrive.
+type egressBody struct {
+	stream  pb.Egress_DoClient
+	cancel  context.CancelFunc
+	pending []byte
+	err     error
+}
+
+func (b *egressBody) Read(p []byte) (int, error) {
+	for len(b.pending) == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
+		m, err := b.stream.Recv()
+		if errors.Is(err, io.EOF) {
+			b.err = io.EOF
+			continue
+		}
+		if err != nil {
+			b.err = fromStatus(err, nil)
+			continue
+		}
+		b.pending = m.GetBody()
+	}
+	n := copy(p, b.pending)
+	b.pending = b.pending[n:]
+	return n, nil
+}
+
+func (b *egressBody) Close() error {
+	b.cancel()
+	if b.err == nil {
+		b.err = errors.New("egress: body closed")
+	}
+	return nil
+}

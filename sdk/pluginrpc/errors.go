@@ -1,0 +1,93 @@
+package pluginrpc
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/axonhq/axon/sdk/internal/pb"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+// toStatus turns an error returned by a plugin implementation (or by the
+// host's egress) into a gRPC status that carries the sdk error intact.
+// An unclassified error is sent as transient: the chain retries it once and
+// then falls back, which is the safe reading of "something broke".
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return status.Error(codes.Canceled, "canceled")
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
+	}
+	var se *spec.Error
+	if !errors.As(err, &se) {
+		se = &spec.Error{Class: spec.ClassTransient, Message: err.Error()}
+	}
+	st := status.New(codeFor(se.Class), se.Error())
+	withDetail, derr := st.WithDetails(&pb.Error{
+		Class: string(se.Class), Code: se.Code, Message: se.Message,
+		Status: int32(se.Status), RetryAfterMs: se.RetryAfter.Milliseconds(),
+	})
+	if derr != nil {
+		return st.Err()
+	}
+	return withDetail.Err()
+}
+
+func codeFor(c spec.Class) codes.Code {
+	switch c {
+	case spec.ClassTransient:
+		return codes.Unavailable
+	case spec.ClassAuthRequired:
+		return codes.Unauthenticated
+	case spec.ClassQuotaExhausted:
+		return codes.ResourceExhausted
+	case spec.ClassContextOverflow:
+		return codes.OutOfRange
+	case spec.ClassContentFilter:
+		return codes.PermissionDenied
+	}
+	return codes.FailedPrecondition
+}
+
+// fromStatus is the inverse of toStatus, on the calling side. exited reports
+// whether the peer process is known to be gone: a transport failure is then
+// sdk.ErrPluginExited rather than a raw gRPC error.
+func fromStatus(err error, exited func() bool) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	for _, d := range st.Details() {
+		if e, ok := d.(*pb.Error); ok {
+			return &spec.Error{
+				Class: spec.Class(e.GetClass()), Code: e.GetCode(), Message: e.GetMessage(),
+				Status: int(e.GetStatus()), RetryAfter: time.Duration(e.GetRetryAfterMs()) * time.Millisecond,
+			}
+		}
+	}
+	switch {
+	case exited != nil && exited():
+		return &spec.Error{Class: spec.ClassTransient, Code: spec.ErrPluginExited.Code, Message: "plugin exited during the call"}
+	case st.Code() == codes.Unavailable:
+		// A transport failure with no sdk detail: the connection to the plugin broke.
+		return &spec.Error{Class: spec.ClassTransient, Code: spec.ErrPluginExited.Code, Message: "plugin connection lost: " + st.Message()}
+	case st.Code() == codes.Canceled:
+		return context.Canceled
+	case st.Code() == codes.DeadlineExceeded:
+		return context.DeadlineExceeded
+	case st.Code() == codes.Unimplemented:
+		return &spec.Error{Class: spec.ClassPermanent, Code: "unimplemented", Message: st.Message()}
+	}
+	return &spec.Error{Class: spec.ClassTransient, Message: "plugin rpc: " + st.Message()}
+}

@@ -1,0 +1,128 @@
+package pluginrpc
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/axonhq/axon/sdk/internal/pb"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+// Handshake is shared by the host and every plugin. The cookie only lets a
+// plugin binary run by hand print a friendly message; it is not security.
+var Handshake = plugin.HandshakeConfig{
+	MagicCookieKey:   "AXON_PLUGIN",
+	MagicCookieValue: "7d1c0b6e-axon-plugin-v1",
+}
+
+// ProtocolVersion is the go-plugin application protocol version. Bump only
+// for incompatible changes; additive ones go through Info.APIVersions.
+const ProtocolVersion = 1
+
+// Names under which the services are dispensed.
+const (
+	NameBase     = "base"
+	NameProvider = "provider"
+	NameTool     = "tool"
+	NameDisplay  = "display"
+)
+
+// maxMessage bounds one gRPC message (images travel inline).
+const maxMessage = 64 << 20
+
+// GRPCOptions are the message size limits both sides use.
+func GRPCOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage)}
+}
+
+// DialOptions are the client-side counterparts of GRPCOptions.
+func DialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage))}
+}
+
+// NewGRPCServer is the ServeConfig.GRPCServer factory.
+func NewGRPCServer(opts []grpc.ServerOption) *grpc.Server {
+	return grpc.NewServer(append(opts, GRPCOptions()...)...)
+}
+
+// ServerPlugins is the plugin set a plugin binary serves: Base plus the
+// service of its kind, both backed by impl.
+func ServerPlugins(kind spec.Kind, impl spec.Plugin, logger hclog.Logger) map[int]plugin.PluginSet {
+	set := plugin.PluginSet{NameBase: &grpcPlugin{name: NameBase, kind: kind, impl: impl, logger: logger}}
+	set[string(kind)] = &grpcPlugin{name: string(kind), kind: kind, impl: impl, logger: logger}
+	return map[int]plugin.PluginSet{ProtocolVersion: set}
+}
+
+// ClientPlugins is the plugin set the host dispenses from.
+func ClientPlugins() map[int]plugin.PluginSet {
+	set := plugin.PluginSet{}
+	for _, n := range []string{NameBase, NameProvider, NameTool, NameDisplay} {
+		set[n] = &grpcPlugin{name: n}
+	}
+	return map[int]plugin.PluginSet{ProtocolVersion: set}
+}
+
+// grpcPlugin is one dispensable service.
+type grpcPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	name   string
+	kind   spec.Kind
+	impl   spec.Plugin
+	logger hclog.Logger
+}
+
+var _ plugin.GRPCPlugin = (*grpcPlugin)(nil)
+
+func (p *grpcPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
+	switch p.name {
+	case NameBase:
+		pb.RegisterBaseServer(s, &baseServer{kind: p.kind, impl: p.impl, broker: broker, logger: p.logger})
+	case NameProvider:
+		pb.RegisterProviderServer(s, &providerServer{impl: p.impl.(spec.Provider)})
+	case NameTool:
+		pb.RegisterToolServer(s, &toolServer{impl: p.impl.(spec.Tool)})
+	case NameDisplay:
+		pb.RegisterDisplayServer(s, &displayServer{impl: p.impl.(spec.Display)})
+	default:
+		return fmt.Errorf("pluginrpc: unknown service %q", p.name)
+	}
+	return nil
+}
+
+// GRPCClient returns the host-side client shim. ctx is cancelled by go-plugin
+// when the plugin process exits; the shims use it to report ErrPluginExited.
+func (p *grpcPlugin) GRPCClient(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	r := remote{done: ctx}
+	switch p.name {
+	case NameBase:
+		return &BaseClient{remote: r, client: pb.NewBaseClient(conn), broker: broker}, nil
+	case NameProvider:
+		return &ProviderClient{remote: r, client: pb.NewProviderClient(conn)}, nil
+	case NameTool:
+		return &ToolClient{remote: r, client: pb.NewToolClient(conn)}, nil
+	case NameDisplay:
+		return &DisplayClient{remote: r, client: pb.NewDisplayClient(conn)}, nil
+	}
+	return nil, fmt.Errorf("pluginrpc: unknown service %q", p.name)
+}
+
+// remote is what every client shim shares: knowledge of whether the plugin
+// process is gone.
+type remote struct{ done context.Context }
+
+func (r remote) exited() bool { return r.done != nil && r.done.Err() != nil }
+
+func (r remote) err(err error) error { return fromStatus(err, r.exited) }
+
+// clamp32 converts for proto int32 fields without silent wrap-around.
+func clamp32(n int) int32 {
+	if n > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	return int32(n)
+}

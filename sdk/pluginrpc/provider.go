@@ -1,0 +1,90 @@
+package pluginrpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/axonhq/axon/sdk/internal/pb"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+type providerServer struct {
+	pb.UnimplementedProviderServer
+	impl spec.Provider
+}
+
+func (s *providerServer) Models(ctx context.Context, _ *pb.Empty) (*pb.ModelsResponse, error) {
+	ms, err := s.impl.Models(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &pb.ModelsResponse{}
+	for _, m := range ms {
+		out.Models = append(out.Models, &pb.Model{Id: m.ID, ContextWindow: m.ContextWindow, MaxOutputTokens: m.MaxOutputTokens})
+	}
+	return out, nil
+}
+
+func (s *providerServer) Generate(req *pb.GenerateRequest, stream pb.Provider_GenerateServer) error {
+	sink := &streamSink{stream: stream}
+	return toStatus(s.impl.Generate(stream.Context(), requestFromProto(req), sink))
+}
+
+// streamSink sends events on a gRPC stream; safe for concurrent Send.
+type streamSink struct {
+	mu     sync.Mutex
+	stream pb.Provider_GenerateServer
+}
+
+func (s *streamSink) Send(ctx context.Context, ev spec.Event) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stream.Send(eventToProto(ev))
+}
+
+// ProviderClient is the host's handle on a provider plugin.
+type ProviderClient struct {
+	remote
+	client pb.ProviderClient
+}
+
+// Models lists the models the provider serves.
+func (c *ProviderClient) Models(ctx context.Context) ([]spec.Model, error) {
+	resp, err := c.client.Models(ctx, &pb.Empty{})
+	if err != nil {
+		return nil, c.err(err)
+	}
+	var out []spec.Model
+	for _, m := range resp.GetModels() {
+		out = append(out, spec.Model{ID: m.GetId(), ContextWindow: m.GetContextWindow(), MaxOutputTokens: m.GetMaxOutputTokens()})
+	}
+	return out, nil
+}
+
+// Generate streams the plugin's events into out. If the plugin process dies
+// mid-stream the error is sdk.ErrPluginExited.
+func (c *ProviderClient) Generate(ctx context.Context, req *spec.Request, out spec.Sink) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := c.client.Generate(ctx, requestToProto(req))
+	if err != nil {
+		return c.err(err)
+	}
+	for {
+		ev, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return c.err(err)
+		}
+		if err := out.Send(ctx, eventFromProto(ev)); err != nil {
+			return err
+		}
+	}
+}
