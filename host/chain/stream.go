@@ -1,0 +1,222 @@
+package chain
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// hopStream is the sdk.Sink one attempt's provider writes to.
+//
+// Before the first content event it holds back EventStart and EventUsage,
+// so a hop that fails early leaves no trace at the client; the first
+// content event commits the attempt and flushes them. EventFinish is held
+// until Generate has returned nil, so a provider that sends a finish and
+// then reports a failure never shows the client a clean end. hopStream
+// also runs the first-token and idle timers, and refuses events once the
+// attempt is over, so a provider goroutine that outlives its call cannot
+// write into a later hop's answer.
+type hopStream struct {
+	ctx      context.Context // the caller's: only it bounds writes to the client
+	out      sdk.Sink
+	clock    Clock
+	policy   Policy
+	cancel   context.CancelCauseFunc // ends the attempt's context
+	onCommit func()                  // nil, or told once before the first content is forwarded
+
+	mu          sync.Mutex
+	held        []sdk.Event
+	committed   bool
+	finished    bool
+	finish      sdk.Event
+	model       string
+	usage       *sdk.Usage
+	timeout     *sdk.Error // set when a timer cut the attempt
+	timeoutCode string
+	clientErr   error     // set when the client sink refused an event
+	done        bool      // Generate returned
+	forwarding  bool      // an event is being written to the client
+	last        time.Time // when the stream last went back to waiting on the provider
+	firstToken  Timer
+	idle        Timer
+}
+
+var _ sdk.Sink = (*hopStream)(nil)
+
+// start arms the first-token timer; call it before Generate.
+func (s *hopStream) start() {
+	if s.policy.FirstToken < 0 {
+		return
+	}
+	s.mu.Lock()
+	s.firstToken = s.clock.AfterFunc(s.policy.FirstToken, s.firstTokenExpired)
+	s.mu.Unlock()
+}
+
+// Send implements sdk.Sink for the provider.
+func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
+	s.mu.Lock()
+	if err := s.refusal(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	switch ev.Type {
+	case sdk.EventFinish:
+		s.finished, s.finish = true, ev
+		s.mu.Unlock()
+		return nil
+	case sdk.EventStart:
+		if ev.Model != "" {
+			s.model = ev.Model
+		}
+	case sdk.EventUsage:
+		s.usage = mergeUsage(s.usage, ev.Usage)
+	}
+	var flush []sdk.Event
+	commit := false
+	if !s.committed {
+		if !isContent(ev.Type) {
+			s.held = append(s.held, ev)
+			s.mu.Unlock()
+			return nil
+		}
+		s.committed, commit = true, true
+		flush, s.held = s.held, nil
+		if s.firstToken != nil {
+			s.firstToken.Stop()
+		}
+		if s.policy.Idle > 0 {
+			s.idle = s.clock.AfterFunc(s.policy.Idle, s.idleExpired)
+		}
+	}
+	s.forwarding = true
+	s.mu.Unlock()
+
+	if commit && s.onCommit != nil {
+		s.onCommit()
+	}
+	err := s.forward(flush, ev)
+
+	s.mu.Lock()
+	s.forwarding = false
+	if s.policy.Idle > 0 {
+		s.last = s.clock.Now()
+	}
+	if err != nil && s.clientErr == nil {
+		s.clientErr = err
+		s.cancel(err)
+	}
+	s.mu.Unlock()
+	return err
+}
+
+// refusal is why an event can no longer be accepted, nil while it can.
+// Call with s.mu held.
+func (s *hopStream) refusal() error {
+	switch {
+	case s.done:
+		return lateEventError()
+	case s.timeout != nil:
+		return s.timeout
+	case s.clientErr != nil:
+		return s.clientErr
+	case s.finished:
+		return afterFinishError()
+	}
+	return nil
+}
+
+func (s *hopStream) forward(flush []sdk.Event, ev sdk.Event) error {
+	for _, e := range flush {
+		if err := s.out.Send(s.ctx, e); err != nil {
+			return err
+		}
+	}
+	return s.out.Send(s.ctx, ev)
+}
+
+func (s *hopStream) firstTokenExpired() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done || s.committed || s.finished || s.timeout != nil {
+		return
+	}
+	s.timeout, s.timeoutCode = timeoutError("first-token", s.policy.FirstToken), CodeFirstTokenTimeout
+	s.cancel(s.timeout)
+}
+
+// idleExpired checks the silence lazily: Send only records when it went
+// back to waiting, and the timer re-arms itself for whatever is left, so
+// a busy stream costs no timer operation per event.
+func (s *hopStream) idleExpired() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done || s.finished || s.timeout != nil || s.clientErr != nil {
+		return
+	}
+	if s.forwarding {
+		s.idle.Reset(s.policy.Idle) // the client is slow, not the provider
+		return
+	}
+	if quiet := s.clock.Now().Sub(s.last); quiet < s.policy.Idle {
+		s.idle.Reset(s.policy.Idle - quiet)
+		return
+	}
+	s.timeout, s.timeoutCode = timeoutError("stream idle", s.policy.Idle), CodeIdleTimeout
+	s.cancel(s.timeout)
+}
+
+// end marks the attempt over: later events are refused and the timers
+// stopped. After end, only the caller's goroutine touches s.
+func (s *hopStream) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = true
+	if s.firstToken != nil {
+		s.firstToken.Stop()
+	}
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+}
+
+// finishClean forwards what is still held and the finish event, once
+// Generate has returned nil. Call after end.
+func (s *hopStream) finishClean() error {
+	held := s.held
+	s.held = nil
+	return s.forward(held, s.finish)
+}
+
+func isContent(t sdk.EventType) bool {
+	switch t {
+	case sdk.EventTextDelta, sdk.EventReasoningDelta, sdk.EventToolCall:
+		return true
+	}
+	return false
+}
+
+// mergeUsage lays the fields u reports over acc: providers may report input
+// tokens early and output tokens at the end. Absent stays absent.
+func mergeUsage(acc, u *sdk.Usage) *sdk.Usage {
+	if u == nil {
+		return acc
+	}
+	m := sdk.Usage{}
+	if acc != nil {
+		m = *acc
+	}
+	for _, f := range []struct{ dst, src **int64 }{
+		{&m.InputTokens, &u.InputTokens},
+		{&m.OutputTokens, &u.OutputTokens},
+		{&m.CacheReadTokens, &u.CacheReadTokens},
+		{&m.CacheWriteTokens, &u.CacheWriteTokens},
+	} {
+		if *f.src != nil {
+			*f.dst = sdk.Tokens(**f.src)
+		}
+	}
+	return &m
+}
