@@ -1,0 +1,9 @@
+// Package supervisor owns every plugin process of the host: one process per
+// configured plugin instance, started lazily, hardened at launch (no host
+// environment, AutoMTLS, gRPC only, an optional sha256 pin, and on Linux a
+// fresh network namespace), configured with its own Egress service, pinged
+// for health, restarted with backoff after a crash, and killed on Close.
+//
+// It never uses go-plugin's global Managed list: each *plugin.Client is owned
+// by exactly one Instance, which kills it before dropping it.
+package supervisor

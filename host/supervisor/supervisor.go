@@ -1,0 +1,175 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/axonhq/axon/host/egress"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+// Spec is one configured plugin instance. The HCL loader fills it from a
+// provider, tool or display block; tests fill it directly.
+type Spec struct {
+	Name    string    // instance name: the block label, unique
+	Kind    spec.Kind // what the binary must serve
+	Path    string    // plugin binary
+	SHA256  []byte    // optional pin; a mismatching binary is refused
+	Sandbox Sandbox   // "" means SandboxNetNS
+
+	// Values returns the plugin-owned configuration, decoded against the
+	// schema the plugin declares in Info. Nil means an empty object.
+	Values func(info spec.Info) (json.RawMessage, error)
+
+	// Egress, when set, is served to the plugin. A zero Auth scheme is
+	// filled from the plugin's Info.Auth.
+	Egress *egress.Grant
+}
+
+// Options tunes a Supervisor.
+type Options struct {
+	HealthInterval time.Duration // ping period for running plugins; default 15s
+	StartTimeout   time.Duration // handshake deadline; default 30s
+	BackoffBase    time.Duration // first restart delay after a crash; default 200ms
+	BackoffMax     time.Duration // default 30s
+	Env            []string      // extra KEY=VALUE for every plugin (never secrets)
+	EgressOptions  []egress.Option
+}
+
+func (o *Options) defaults() {
+	if o.HealthInterval <= 0 {
+		o.HealthInterval = 15 * time.Second
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 30 * time.Second
+	}
+	if o.BackoffBase <= 0 {
+		o.BackoffBase = 200 * time.Millisecond
+	}
+	if o.BackoffMax <= 0 {
+		o.BackoffMax = 30 * time.Second
+	}
+}
+
+// Supervisor owns the plugin instances.
+type Supervisor struct {
+	logger hclog.Logger
+	opts   Options
+
+	mu        sync.Mutex
+	instances map[string]*Instance
+	closed    bool
+
+	stopHealth context.CancelFunc
+	healthDone chan struct{}
+}
+
+// New returns a supervisor with no instances. It starts nothing.
+func New(logger hclog.Logger, opts Options) *Supervisor {
+	opts.defaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Supervisor{logger: logger, opts: opts, instances: map[string]*Instance{}, stopHealth: cancel, healthDone: make(chan struct{})}
+	go s.healthLoop(ctx)
+	return s
+}
+
+// Add registers an instance; its process starts on first use.
+func (s *Supervisor) Add(sp Spec) error {
+	if sp.Name == "" || sp.Path == "" {
+		return fmt.Errorf("supervisor: instance needs a name and a path")
+	}
+	if sp.Sandbox == "" {
+		sp.Sandbox = SandboxNetNS
+	}
+	if err := sandboxSupported(sp.Sandbox); err != nil {
+		return fmt.Errorf("plugin %s: %w", sp.Name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("supervisor: closed")
+	}
+	if _, dup := s.instances[sp.Name]; dup {
+		return fmt.Errorf("supervisor: instance %q added twice", sp.Name)
+	}
+	s.instances[sp.Name] = newInstance(sp, s.logger, &s.opts)
+	return nil
+}
+
+// Instance returns the named instance.
+func (s *Supervisor) Instance(name string) (*Instance, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in, ok := s.instances[name]
+	if !ok {
+		return nil, fmt.Errorf("supervisor: no plugin instance %q", name)
+	}
+	return in, nil
+}
+
+// Names lists the instances, sorted.
+func (s *Supervisor) Names() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, 0, len(s.instances))
+	for n := range s.instances {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Close kills every plugin process (gracefully, then by force) and waits
+// for them. The supervisor cannot be used afterwards.
+func (s *Supervisor) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	all := make([]*Instance, 0, len(s.instances))
+	for _, in := range s.instances {
+		all = append(all, in)
+	}
+	s.mu.Unlock()
+	s.stopHealth()
+	<-s.healthDone
+	var wg sync.WaitGroup
+	for _, in := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in.close()
+		}()
+	}
+	wg.Wait()
+}
+
+func (s *Supervisor) healthLoop(ctx context.Context) {
+	defer close(s.healthDone)
+	t := time.NewTicker(s.opts.HealthInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		all := make([]*Instance, 0, len(s.instances))
+		for _, in := range s.instances {
+			all = append(all, in)
+		}
+		s.mu.Unlock()
+		for _, in := range all {
+			in.checkHealth()
+		}
+	}
+}
