@@ -86,3 +86,5 @@ func collect(ctx context.Context, in *Instance, text string) ([]spec.Event, stri
 	}))
 	return events, sb.String(), err
 }
+
+func nullLogger() hclog.Logger { return hclog.NewNullLogger() }

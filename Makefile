@@ -1,0 +1,57 @@
+# axon — build, test and run. `make run` and `make test` are all a fresh
+# machine needs (Go 1.26 installed); everything else is fetched here.
+
+GO      ?= go
+BIN     ?= bin
+GOFLAGS ?=
+export CGO_ENABLED ?= 0
+
+# Every directory with a main.go under plugins/ and examples/ is a plugin:
+# plugins/provider-openai -> bin/axon-provider-openai.
+PLUGIN_DIRS := $(patsubst %/main.go,%,$(wildcard plugins/*/main.go examples/*/main.go))
+PLUGIN_BINS := $(foreach d,$(PLUGIN_DIRS),$(BIN)/axon-$(notdir $(d)))
+
+PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
+
+.PHONY: all build run test test-race vet bench proto pi test-arm64 clean
+
+all: build
+
+build: $(BIN)/axon $(PLUGIN_BINS)
+
+# Always rebuilt; go's own cache makes that cheap.
+.PHONY: $(BIN)/axon $(PLUGIN_BINS)
+$(BIN)/axon:
+	$(GO) build $(GOFLAGS) -o $@ ./host/cmd/axon
+
+$(BIN)/axon-%:
+	$(GO) build $(GOFLAGS) -o $@ ./$(firstword $(filter %/$*,$(PLUGIN_DIRS)))
+
+# Builds everything and starts the broker with the configuration it finds
+# (--config, $$AXON_CONFIG, ~/.config/axon/axon.hcl, else the embedded default).
+run: build
+	$(BIN)/axon serve --plugin-dir $(BIN) $(ARGS)
+
+vet:
+	$(GO) vet ./...
+
+test: vet
+	$(GO) test -count=1 -timeout 10m ./...
+	CGO_ENABLED=1 $(GO) test -count=1 -race -timeout 10m ./sdk/... ./host/...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/... ./sdk/...
+	$(GO) test -run '^$$' -bench . -benchmem ./plugins/...
+
+# Regenerates sdk/internal/pb from plugin.proto. Needs protoc (Debian
+# protobuf-compiler, installed here when missing); make test never does.
+proto:
+	command -v protoc >/dev/null || { apt-get update && apt-get install -y protobuf-compiler; }
+	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install $(PROTOC_GEN_GO)
+	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install $(PROTOC_GEN_GO_GRPC)
+	cd sdk/internal/pb && PATH="$(CURDIR)/$(BIN)/tools:$$PATH" $(GO) generate .
+	cd sdk && $(GO) generate .
+
+clean:
+	rm -rf $(BIN)

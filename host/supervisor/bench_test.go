@@ -1,0 +1,110 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/axonhq/axon/host/egress"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+// reportLatency adds p50 and p99 of per-call durations to a benchmark.
+func reportLatency(b *testing.B, d []time.Duration) {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	b.ReportMetric(float64(d[len(d)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(d[len(d)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkGenerateSubprocess: one minimal Generate (start, one delta,
+// finish) through a real plugin subprocess, over AutoMTLS gRPC.
+func BenchmarkGenerateSubprocess(b *testing.B) {
+	s := New(nullLogger(), Options{})
+	defer s.Close()
+	s.Add(Spec{Name: "echo", Kind: spec.KindProvider, Path: bins["echo"]})
+	in, _ := s.Instance("echo")
+	ctx := context.Background()
+	if err := in.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	d := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if _, _, err := collect(ctx, in, "hi"); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(t0))
+	}
+	reportLatency(b, d)
+}
+
+// BenchmarkEgressRoundTrip: a Generate in which the plugin makes one GET
+// through the host's egress to a loopback upstream. Subtract
+// BenchmarkGenerateSubprocess for the egress share.
+func BenchmarkEgressRoundTrip(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	al, _ := egress.NewAllowList(srv.URL)
+	s := New(nullLogger(), Options{})
+	defer s.Close()
+	s.Add(Spec{Name: "get", Kind: spec.KindProvider, Path: bins["hostile"], Egress: &egress.Grant{Allow: al}})
+	in, _ := s.Instance("get")
+	ctx := context.Background()
+	d := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		_, text, err := collect(ctx, in, "get "+srv.URL)
+		if err != nil || !strings.HasPrefix(text, "status 200") {
+			b.Fatalf("%q %v", text, err)
+		}
+		d = append(d, time.Since(t0))
+	}
+	reportLatency(b, d)
+}
+
+// BenchmarkIdleRSS reports the resident memory of the host process (this
+// test binary, after a GC) and of one idle plugin process.
+func BenchmarkIdleRSS(b *testing.B) {
+	s := New(nullLogger(), Options{})
+	defer s.Close()
+	s.Add(Spec{Name: "echo", Kind: spec.KindProvider, Path: bins["echo"]})
+	in, _ := s.Instance("echo")
+	if err := in.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for range b.N {
+		runtime.GC()
+	}
+	host, err := rssKB(os.Getpid())
+	if err != nil {
+		b.Skip(err)
+	}
+	plugin, _ := rssKB(in.Pid())
+	b.ReportMetric(float64(host), "host-RSS-kB")
+	b.ReportMetric(float64(plugin), "plugin-RSS-kB")
+}
+
+func rssKB(pid int) (int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+}
