@@ -1,0 +1,132 @@
+package faces
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/axonhq/axon/host/chain"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+// Display is what a face needs of a display plugin instance.
+type Display interface {
+	Name() string
+	Caps(ctx context.Context) (spec.DisplayCaps, error)
+	Show(ctx context.Context, f spec.Frame) error
+}
+
+// Options tunes the faces.
+type Options struct {
+	HappyFor    time.Duration // how long happy shows before idle; default 3s
+	ShowTimeout time.Duration // bound on one Show call; default 20s (E-Ink full refresh is slow)
+	MinInterval time.Duration // floor between two frames on any panel; the panel's own caps may raise it
+}
+
+// Faces is a chain.Observer that drives displays.
+type Faces struct {
+	chain.NopObserver
+	opts    Options
+	logger  hclog.Logger
+	workers []*worker
+
+	mu    sync.Mutex
+	idle  *time.Timer
+	state string // the chain name shown in the status line
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+}
+
+var _ chain.Observer = (*Faces)(nil)
+
+// New starts one worker per display and shows the idle face.
+func New(displays []Display, logger hclog.Logger, opts Options) *Faces {
+	if opts.HappyFor <= 0 {
+		opts.HappyFor = 3 * time.Second
+	}
+	if opts.ShowTimeout <= 0 {
+		opts.ShowTimeout = 20 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &Faces{opts: opts, logger: logger.Named("faces"), stop: cancel}
+	for _, d := range displays {
+		w := &worker{display: d, wake: make(chan struct{}, 1), opts: opts, logger: f.logger.With("display", d.Name())}
+		f.workers = append(f.workers, w)
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			w.run(ctx)
+		}()
+	}
+	f.show(spec.Frame{Expression: spec.ExprIdle})
+	return f
+}
+
+// Close stops the workers; a Show in progress is cancelled.
+func (f *Faces) Close() {
+	f.mu.Lock()
+	if f.idle != nil {
+		f.idle.Stop()
+	}
+	f.mu.Unlock()
+	f.stop()
+	f.wg.Wait()
+}
+
+// show hands frame to every worker; it never blocks.
+func (f *Faces) show(frame spec.Frame) {
+	for _, w := range f.workers {
+		w.offer(frame)
+	}
+}
+
+func (f *Faces) cancelIdle() {
+	if f.idle != nil {
+		f.idle.Stop()
+		f.idle = nil
+	}
+}
+
+// OnTurnStart shows thinking.
+func (f *Faces) OnTurnStart(chainName string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelIdle()
+	f.show(spec.Frame{Expression: spec.ExprThinking, Text: "thinking…", Status: map[string]string{"chain": chainName}})
+}
+
+// OnFirstContent shows speaking, naming the provider that answers.
+func (f *Faces) OnFirstContent(chainName, provider string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelIdle()
+	f.show(spec.Frame{Expression: spec.ExprSpeaking, Status: map[string]string{"chain": chainName, "provider": provider}})
+}
+
+// OnTurnEnd shows happy (then idle), degraded or sad.
+func (f *Faces) OnTurnEnd(chainName string, res *chain.Result, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cancelIdle()
+	status := map[string]string{"chain": chainName}
+	if res != nil && res.Provider != "" {
+		status["provider"] = res.Provider
+	}
+	var exhausted *chain.ExhaustedError
+	var committed *chain.CommittedError
+	switch {
+	case err == nil:
+		f.show(spec.Frame{Expression: spec.ExprHappy, Status: status})
+		f.idle = time.AfterFunc(f.opts.HappyFor, func() { f.show(spec.Frame{Expression: spec.ExprIdle, Status: status}) })
+	case errors.As(err, &exhausted):
+		delete(status, "provider")
+		f.show(spec.Frame{Expression: spec.ExprDegraded, Text: "can't think right now", Status: status})
+	case errors.As(err, &committed):
+		f.show(spec.Frame{Expression: spec.ExprSad, Text: "lost my train of thought", Status: status})
+	default: // the caller went away: nothing to be sad about
+		f.show(spec.Frame{Expression: spec.ExprIdle, Status: status})
+	}
+}

@@ -1,0 +1,142 @@
+package faces
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/axonhq/axon/host/chain"
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+// fakeDisplay records frames; when gate is set, each Show waits on it.
+type fakeDisplay struct {
+	gate    chan struct{}
+	entered chan struct{} // when set, told each time Show starts
+	fail    error
+	mu      sync.Mutex
+	shown   []spec.Expression
+	seen    chan spec.Expression
+}
+
+func newFake() *fakeDisplay { return &fakeDisplay{seen: make(chan spec.Expression, 100)} }
+
+func (d *fakeDisplay) Name() string { return "fake" }
+func (d *fakeDisplay) Caps(context.Context) (spec.DisplayCaps, error) {
+	return spec.DisplayCaps{Width: 250, Height: 122, Mono: true}, nil
+}
+
+func (d *fakeDisplay) Show(ctx context.Context, f spec.Frame) error {
+	if d.entered != nil {
+		d.entered <- struct{}{}
+	}
+	if d.gate != nil {
+		select {
+		case <-d.gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	d.mu.Lock()
+	d.shown = append(d.shown, f.Expression)
+	d.mu.Unlock()
+	d.seen <- f.Expression
+	return d.fail
+}
+
+func (d *fakeDisplay) waitFor(t *testing.T, e spec.Expression) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case got := <-d.seen:
+			if got == e {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("display never showed %s; shown %v", e, d.frames())
+		}
+	}
+}
+
+func (d *fakeDisplay) frames() []spec.Expression {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]spec.Expression(nil), d.shown...)
+}
+
+func TestLifecycleOfASuccessfulTurn(t *testing.T) {
+	t.Parallel()
+	d := newFake()
+	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Millisecond})
+	defer f.Close()
+	d.waitFor(t, spec.ExprIdle)
+	f.OnTurnStart("default")
+	d.waitFor(t, spec.ExprThinking)
+	f.OnFirstContent("default", "glm")
+	d.waitFor(t, spec.ExprSpeaking)
+	f.OnTurnEnd("default", &chain.Result{Provider: "glm"}, nil)
+	d.waitFor(t, spec.ExprHappy)
+	d.waitFor(t, spec.ExprIdle)
+	want := []spec.Expression{spec.ExprIdle, spec.ExprThinking, spec.ExprSpeaking, spec.ExprHappy, spec.ExprIdle}
+	if diff := cmp.Diff(want, d.frames()); diff != "" {
+		t.Errorf("frames (-want +got):\n%s", diff)
+	}
+}
+
+func TestExhaustedChainShowsDegradedAndRecovers(t *testing.T) {
+	t.Parallel()
+	d := newFake()
+	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Hour})
+	defer f.Close()
+	f.OnTurnStart("default")
+	f.OnTurnEnd("default", &chain.Result{}, &chain.ExhaustedError{Chain: "default", Last: spec.ErrTransient})
+	d.waitFor(t, spec.ExprDegraded)
+	f.OnTurnStart("default")
+	f.OnFirstContent("default", "ollama")
+	f.OnTurnEnd("default", &chain.Result{Provider: "ollama"}, nil)
+	d.waitFor(t, spec.ExprHappy)
+}
+
+// TestSlowDisplayNeverBlocksTheTurn: while the panel is stuck in a Show,
+// every observer call returns, and when it frees up only the newest frame
+// is drawn (coalesced), not the backlog.
+func TestSlowDisplayNeverBlocksTheTurn(t *testing.T) {
+	t.Parallel()
+	d := newFake()
+	d.gate = make(chan struct{})
+	d.entered = make(chan struct{}, 10)
+	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Hour})
+	defer f.Close()
+	<-d.entered     // the worker is now stuck drawing the idle face
+	for range 100 { // each would block if the observer waited on the display
+		f.OnTurnStart("default")
+		f.OnFirstContent("default", "glm")
+		f.OnTurnEnd("default", &chain.Result{Provider: "glm"}, nil)
+	}
+	d.gate <- struct{}{} // the idle frame from New, stuck until now
+	d.waitFor(t, spec.ExprIdle)
+	d.gate <- struct{}{}
+	d.waitFor(t, spec.ExprHappy)
+	close(d.gate)
+	if got := d.frames(); len(got) != 2 {
+		t.Errorf("drew %v, want only idle then the latest (happy)", got)
+	}
+}
+
+func TestFailingDisplayIsContained(t *testing.T) {
+	t.Parallel()
+	d := newFake()
+	d.fail = errors.New("SPI bus on fire")
+	ok := newFake()
+	f := New([]Display{d, ok}, hclog.NewNullLogger(), Options{})
+	defer f.Close()
+	f.OnTurnStart("default")
+	ok.waitFor(t, spec.ExprThinking)
+	d.waitFor(t, spec.ExprThinking)
+}

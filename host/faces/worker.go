@@ -1,0 +1,99 @@
+package faces
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/axonhq/axon/sdk/spec"
+)
+
+// worker owns one display: a one-frame mailbox, drained at the panel's pace.
+type worker struct {
+	display Display
+	opts    Options
+	logger  hclog.Logger
+	wake    chan struct{} // capacity 1: "a newer frame is waiting"
+
+	mu      sync.Mutex
+	pending *spec.Frame
+}
+
+// offer replaces the pending frame; the latest wins.
+func (w *worker) offer(f spec.Frame) {
+	w.mu.Lock()
+	w.pending = &f
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *worker) take() (spec.Frame, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pending == nil {
+		return spec.Frame{}, false
+	}
+	f := *w.pending
+	w.pending = nil
+	return f, true
+}
+
+func (w *worker) run(ctx context.Context) {
+	interval := w.opts.MinInterval
+	if caps, err := w.caps(ctx); err == nil && time.Duration(caps.MinIntervalMS)*time.Millisecond > interval {
+		interval = time.Duration(caps.MinIntervalMS) * time.Millisecond
+	}
+	var last spec.Frame
+	var shown bool
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wake:
+		}
+		f, ok := w.take()
+		if !ok || (shown && sameFrame(f, last)) {
+			continue
+		}
+		start := time.Now()
+		sctx, cancel := context.WithTimeout(ctx, w.opts.ShowTimeout)
+		err := w.display.Show(sctx, f)
+		cancel()
+		if err != nil {
+			w.logger.Warn("display failed; the turn goes on", "expression", f.Expression, "error", err)
+		} else {
+			last, shown = f, true
+		}
+		// Rate limit: frames offered meanwhile wait in the mailbox, coalesced.
+		if wait := interval - time.Since(start); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+	}
+}
+
+func (w *worker) caps(ctx context.Context) (spec.DisplayCaps, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.opts.ShowTimeout)
+	defer cancel()
+	return w.display.Caps(ctx)
+}
+
+func sameFrame(a, b spec.Frame) bool {
+	if a.Expression != b.Expression || a.Text != b.Text || len(a.Status) != len(b.Status) {
+		return false
+	}
+	for k, v := range a.Status {
+		if b.Status[k] != v {
+			return false
+		}
+	}
+	return true
+}
