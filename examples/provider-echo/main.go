@@ -9,7 +9,11 @@ import (
 	"github.com/axonhq/axon/sdk"
 )
 
-type echo struct{ cfg struct{ Prefix string `json:"prefix"` } }
+type echo struct {
+	cfg struct {
+		Prefix string `json:"prefix"`
+	}
+}
 
 func (e *echo) Info() sdk.Info {
 	return sdk.Info{Name: "echo", Version: "1.0.0", Config: sdk.Schema{Attributes: []sdk.Attribute{

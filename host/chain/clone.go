@@ -38,13 +38,29 @@ func cloneRequest(r *sdk.Request, model string) *sdk.Request {
 	return &c
 }
 
+// cloneMessages copies ms with all top-level parts in one allocation: a
+// long conversation costs two allocations, not one per message.
 func cloneMessages(ms []sdk.Message) []sdk.Message {
 	if ms == nil {
 		return nil
 	}
+	total := 0
+	for _, m := range ms {
+		total += len(m.Parts)
+	}
+	slab := make([]sdk.Part, total)
 	c := make([]sdk.Message, len(ms))
 	for i, m := range ms {
-		c[i] = sdk.Message{Role: m.Role, Parts: cloneParts(m.Parts)}
+		c[i] = m
+		if m.Parts == nil {
+			continue
+		}
+		n := len(m.Parts)
+		c[i].Parts = slab[:n:n] // capped: an append by the provider cannot reach the next message
+		slab = slab[n:]
+		for j, p := range m.Parts {
+			c[i].Parts[j] = clonePart(p)
+		}
 	}
 	return c
 }
@@ -64,7 +80,7 @@ func cloneParts(ps []sdk.Part) []sdk.Part {
 func clonePart(p sdk.Part) sdk.Part {
 	switch v := p.(type) {
 	case sdk.Text, sdk.Reasoning:
-		return v // no references inside
+		return p // no references inside, and a boxed value cannot be changed in place
 	case sdk.Image:
 		v.Data = bytes.Clone(v.Data)
 		return v

@@ -71,7 +71,7 @@ func (e *CommittedError) Unwrap() error { return e.Err }
 // Engine-made failures, built fresh each time so no caller can alter a
 // shared value. Their messages are fixed text: safe to show a client.
 func timeoutError(what string, d time.Duration) *sdk.Error {
-	return &sdk.Error{Class: sdk.ClassTransient, Code: "timeout", Message: fmt.Sprintf("%s timeout (%s) expired", what, d)}
+	return &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrTimeout.Code, Message: fmt.Sprintf("%s timeout (%s) expired", what, d)}
 }
 
 func incompleteError() *sdk.Error {
@@ -87,7 +87,7 @@ func lateEventError() *sdk.Error {
 }
 
 func afterFinishError() *sdk.Error {
-	return &sdk.Error{Class: sdk.ClassPermanent, Code: "event_after_finish", Message: "event sent after the finish event"}
+	return &sdk.Error{Class: sdk.ClassPermanent, Code: CodeAfterFinish, Message: "event sent after the finish event"}
 }
 
 // unclassified gives err, which carries no class, the permanent class: the

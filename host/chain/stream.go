@@ -28,6 +28,7 @@ type hopStream struct {
 
 	mu          sync.Mutex
 	held        []sdk.Event
+	heldBuf     [2]sdk.Event // room for the usual start and usage
 	committed   bool
 	finished    bool
 	finish      sdk.Event
@@ -39,19 +40,19 @@ type hopStream struct {
 	done        bool      // Generate returned
 	forwarding  bool      // an event is being written to the client
 	last        time.Time // when the stream last went back to waiting on the provider
-	firstToken  Timer
-	idle        Timer
+	// timer is the first-token timer until the commit, then the idle timer.
+	timer Timer
 }
 
 var _ sdk.Sink = (*hopStream)(nil)
 
 // start arms the first-token timer; call it before Generate.
 func (s *hopStream) start() {
-	if s.policy.FirstToken < 0 {
-		return
-	}
 	s.mu.Lock()
-	s.firstToken = s.clock.AfterFunc(s.policy.FirstToken, s.firstTokenExpired)
+	s.held = s.heldBuf[:0]
+	if s.policy.FirstToken > 0 {
+		s.timer = s.clock.AfterFunc(s.policy.FirstToken, s.expired)
+	}
 	s.mu.Unlock()
 }
 
@@ -84,11 +85,15 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 		}
 		s.committed, commit = true, true
 		flush, s.held = s.held, nil
-		if s.firstToken != nil {
-			s.firstToken.Stop()
-		}
-		if s.policy.Idle > 0 {
-			s.idle = s.clock.AfterFunc(s.policy.Idle, s.idleExpired)
+		switch {
+		case s.policy.Idle <= 0:
+			if s.timer != nil {
+				s.timer.Stop()
+			}
+		case s.timer != nil:
+			s.timer.Reset(s.policy.Idle)
+		default:
+			s.timer = s.clock.AfterFunc(s.policy.Idle, s.expired)
 		}
 	}
 	s.forwarding = true
@@ -137,31 +142,28 @@ func (s *hopStream) forward(flush []sdk.Event, ev sdk.Event) error {
 	return s.out.Send(s.ctx, ev)
 }
 
-func (s *hopStream) firstTokenExpired() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.done || s.committed || s.finished || s.timeout != nil {
-		return
-	}
-	s.timeout, s.timeoutCode = timeoutError("first-token", s.policy.FirstToken), CodeFirstTokenTimeout
-	s.cancel(s.timeout)
-}
-
-// idleExpired checks the silence lazily: Send only records when it went
-// back to waiting, and the timer re-arms itself for whatever is left, so
-// a busy stream costs no timer operation per event.
-func (s *hopStream) idleExpired() {
+// expired runs when the timer fires: before the commit it is the
+// first-token timeout. After it, it is the idle timeout, checked lazily:
+// Send only records when it went back to waiting, and the timer re-arms
+// itself for whatever is left, so a busy stream costs no timer operation
+// per event.
+func (s *hopStream) expired() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done || s.finished || s.timeout != nil || s.clientErr != nil {
 		return
 	}
+	if !s.committed {
+		s.timeout, s.timeoutCode = timeoutError("first-token", s.policy.FirstToken), CodeFirstTokenTimeout
+		s.cancel(s.timeout)
+		return
+	}
 	if s.forwarding {
-		s.idle.Reset(s.policy.Idle) // the client is slow, not the provider
+		s.timer.Reset(s.policy.Idle) // the client is slow, not the provider
 		return
 	}
 	if quiet := s.clock.Now().Sub(s.last); quiet < s.policy.Idle {
-		s.idle.Reset(s.policy.Idle - quiet)
+		s.timer.Reset(s.policy.Idle - quiet)
 		return
 	}
 	s.timeout, s.timeoutCode = timeoutError("stream idle", s.policy.Idle), CodeIdleTimeout
@@ -174,11 +176,8 @@ func (s *hopStream) end() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.done = true
-	if s.firstToken != nil {
-		s.firstToken.Stop()
-	}
-	if s.idle != nil {
-		s.idle.Stop()
+	if s.timer != nil {
+		s.timer.Stop()
 	}
 }
 
@@ -204,19 +203,21 @@ func mergeUsage(acc, u *sdk.Usage) *sdk.Usage {
 	if u == nil {
 		return acc
 	}
-	m := sdk.Usage{}
+	m := &sdk.Usage{}
 	if acc != nil {
-		m = *acc
+		*m = *acc
 	}
-	for _, f := range []struct{ dst, src **int64 }{
-		{&m.InputTokens, &u.InputTokens},
-		{&m.OutputTokens, &u.OutputTokens},
-		{&m.CacheReadTokens, &u.CacheReadTokens},
-		{&m.CacheWriteTokens, &u.CacheWriteTokens},
-	} {
-		if *f.src != nil {
-			*f.dst = sdk.Tokens(**f.src)
-		}
+	if u.InputTokens != nil {
+		m.InputTokens = sdk.Tokens(*u.InputTokens)
 	}
-	return &m
+	if u.OutputTokens != nil {
+		m.OutputTokens = sdk.Tokens(*u.OutputTokens)
+	}
+	if u.CacheReadTokens != nil {
+		m.CacheReadTokens = sdk.Tokens(*u.CacheReadTokens)
+	}
+	if u.CacheWriteTokens != nil {
+		m.CacheWriteTokens = sdk.Tokens(*u.CacheWriteTokens)
+	}
+	return m
 }

@@ -24,11 +24,12 @@ const (
 const (
 	CodeFirstTokenTimeout = "first_token_timeout"
 	CodeIdleTimeout       = "idle_timeout"
-	CodeIncomplete        = "incomplete_stream" // the stream ended without EventFinish
-	CodeRefusal           = "refusal"           // finished with FinishContentFilter before any content
-	CodeUnclassified      = "unclassified"      // the provider returned an error without a class
-	CodeCanceled          = "canceled"          // the caller's context ended
-	CodeClient            = "client_error"      // the client sink refused an event
+	CodeIncomplete        = "incomplete_stream"  // the stream ended without EventFinish
+	CodeAfterFinish       = "event_after_finish" // the provider sent an event after EventFinish
+	CodeRefusal           = "refusal"            // finished with FinishContentFilter before any content
+	CodeUnclassified      = "unclassified"       // the provider returned an error without a class
+	CodeCanceled          = "canceled"           // the caller's context ended
+	CodeClient            = "client_error"       // the client sink refused an event
 )
 
 // Attempt is one entry of the decision trail: one call of one hop, or one
@@ -58,7 +59,7 @@ type Trail []Attempt
 //	glm#1 retry transient/429 t=310ms, glm#2 fallback transient/529 wait=500ms t=120ms, ollama#1 ok t=1204ms
 //
 // Each attempt is provider#attempt (just the provider when skipped), the
-// outcome, class/status/code when it failed, then committed, hint=,
+// outcome, class/status/code (those present) when it failed, then committed, hint=,
 // wait= and t= (latency) when they apply. Provider names and codes are
 // reduced to [A-Za-z0-9._-].
 func (t Trail) String() string {
@@ -80,18 +81,23 @@ func (a Attempt) writeTo(b *strings.Builder) {
 		return
 	}
 	b.WriteByte('#')
-	b.WriteString(strconv.Itoa(a.Attempt))
+	writeInt(b, int64(a.Attempt))
 	b.WriteByte(' ')
 	writeToken(b, string(a.Outcome))
-	if a.Class != "" || a.Code != "" {
+	if a.Class != "" || a.Status != 0 || a.Code != "" {
 		b.WriteByte(' ')
-		writeToken(b, string(a.Class))
+		sep := ""
+		if a.Class != "" {
+			writeToken(b, string(a.Class))
+			sep = "/"
+		}
 		if a.Status != 0 {
-			b.WriteByte('/')
-			b.WriteString(strconv.Itoa(a.Status))
+			b.WriteString(sep)
+			writeInt(b, int64(a.Status))
+			sep = "/"
 		}
 		if a.Code != "" {
-			b.WriteByte('/')
+			b.WriteString(sep)
 			writeToken(b, a.Code)
 		}
 	}
@@ -112,8 +118,13 @@ func writeOptionalMillis(b *strings.Builder, key string, d time.Duration) {
 }
 
 func writeMillis(b *strings.Builder, d time.Duration) {
-	b.WriteString(strconv.FormatInt(d.Round(time.Millisecond).Milliseconds(), 10))
+	writeInt(b, d.Round(time.Millisecond).Milliseconds())
 	b.WriteString("ms")
+}
+
+func writeInt(b *strings.Builder, n int64) {
+	var buf [20]byte
+	b.Write(strconv.AppendInt(buf[:0], n, 10))
 }
 
 // writeToken writes s with every byte outside [A-Za-z0-9._-] replaced by

@@ -14,7 +14,7 @@ type turn struct {
 	out     sdk.Sink
 	started bool
 	text    bool // a non-empty text delta was sent
-	tools   int  // tool calls sent; the next call's Index
+	tools   int  // tool_use blocks seen; the next call's Index
 	usage   wireUsage
 	stop    string // stop_reason as reported
 }
@@ -79,19 +79,25 @@ func (t *turn) reasoning(ctx context.Context, ev sdk.Event) error {
 	return t.out.Send(ctx, ev)
 }
 
-// toolCall sends one complete call. Calls are numbered 0, 1, 2 in the order
-// the upstream closed them, whatever their content block index.
-func (t *turn) toolCall(ctx context.Context, id, name string, input json.RawMessage) error {
+// claimCall numbers the next tool_use block: 0, 1, 2 in the order the
+// blocks start, whatever their content block index, so the Index of a call
+// is stable however its events interleave.
+func (t *turn) claimCall() int {
+	n := t.tools
+	t.tools++
+	return n
+}
+
+// toolCall sends one complete call, numbered by claimCall.
+func (t *turn) toolCall(ctx context.Context, index int, id, name string, input json.RawMessage) error {
 	in, err := toolInput(input)
 	if err != nil {
 		return sdk.Permanentf("anthropic: malformed tool input JSON from the model for %q", name)
 	}
-	idx := t.tools
-	t.tools++
 	return t.out.Send(ctx, sdk.Event{
 		Type:     sdk.EventToolCall,
 		ToolCall: &sdk.ToolCall{ID: id, Name: name, Input: in},
-		Index:    idx,
+		Index:    index,
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 // headers set by the plugin are removed, and the response body streams.
 type FakeEgress struct {
 	Server *httptest.Server
+	client *http.Client
 
 	mu       sync.Mutex
 	requests []Recorded
@@ -42,6 +43,9 @@ func NewFakeEgress(t testing.TB, h http.Handler) *FakeEgress {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(f.Server.Close)
+	f.client = f.Server.Client()
+	// Like the host's egress: a redirect is returned to the plugin, never followed.
+	f.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return f
 }
 
@@ -83,7 +87,7 @@ func (f *FakeEgress) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.Egres
 	for _, h := range credentialHeaders {
 		hr.Header.Del(h)
 	}
-	resp, err := f.Server.Client().Do(hr)
+	resp, err := f.client.Do(hr)
 	if err != nil {
 		return nil, sdk.Transientf("egress: %v", err)
 	}

@@ -27,10 +27,8 @@ func Serve(t testing.TB, kind sdk.Kind, impl sdk.Plugin, values json.RawMessage,
 	t.Helper()
 	logger := hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: testWriter{t}, Level: hclog.Debug})
 	client, server := plugin.TestPluginGRPCConn(t, false, pluginrpc.ServerPlugins(kind, impl, logger)[pluginrpc.ProtocolVersion])
-	t.Cleanup(func() {
-		client.Close()
-		server.Stop()
-	})
+	_ = server // stopped by client.Close through go-plugin's controller; stopping it twice races
+	t.Cleanup(func() { client.Close() })
 	raw, err := client.Dispense(pluginrpc.NameBase)
 	if err != nil {
 		t.Fatalf("dispense base: %v", err)

@@ -1,0 +1,146 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAxonChain(t *testing.T) {
+	t.Parallel()
+	type hop struct {
+		Name, Preset, Credential, Model string
+	}
+	tests := []struct {
+		name      string
+		env       map[string]string
+		want      []hop    // providers of chain "default", in order
+		wantDiags []string // summaries(diags)
+	}{
+		{
+			name: "three presets with keys and models",
+			env: map[string]string{
+				"AXON_CHAIN": "glm,ollama,gemini", "GLM_API_KEY": "k1", "GLM_MODEL": "glm-4.6", "GEMINI_API_KEY": "k2",
+			},
+			want: []hop{
+				{"glm", "glm", "env:GLM_API_KEY", "glm-4.6"},
+				{"ollama", "ollama", "none", "qwen2.5:3b"},
+				{"gemini", "gemini", "env:GEMINI_API_KEY", "gemini-flash-latest"},
+			},
+		},
+		{
+			name: "the preset's own key variable is accepted",
+			env:  map[string]string{"AXON_CHAIN": "glm", "ZAI_API_KEY": "k", "GLM_MODEL": "glm-4.6"},
+			want: []hop{{"glm", "glm", "env:ZAI_API_KEY", "glm-4.6"}},
+		},
+		{
+			name: "<PRESET>_API_KEY wins over the preset's own variable",
+			env:  map[string]string{"AXON_CHAIN": "github", "GITHUB_API_KEY": "a", "GITHUB_TOKEN": "b", "GITHUB_MODEL": "openai/gpt-4.1"},
+			want: []hop{{"github", "github", "env:GITHUB_API_KEY", "openai/gpt-4.1"}},
+		},
+		{
+			name: "model from the environment overrides the preset's",
+			env:  map[string]string{"AXON_CHAIN": "ollama", "OLLAMA_MODEL": "llama3.2:1b"},
+			want: []hop{{"ollama", "ollama", "none", "llama3.2:1b"}},
+		},
+		{
+			name: "spaces, case, blanks and duplicates",
+			env:  map[string]string{"AXON_CHAIN": " Ollama , ,glm,,OLLAMA,", "GLM_API_KEY": "k", "GLM_MODEL": "g"},
+			want: []hop{{"ollama", "ollama", "none", "qwen2.5:3b"}, {"glm", "glm", "env:GLM_API_KEY", "g"}},
+			wantDiags: []string{
+				"warning: Blank AXON_CHAIN entry dropped @$AXON_CHAIN:1:10",
+				"warning: Blank AXON_CHAIN entry dropped @$AXON_CHAIN:1:16",
+				"warning: Repeated AXON_CHAIN entry dropped @$AXON_CHAIN:1:17",
+				"warning: Blank AXON_CHAIN entry dropped @$AXON_CHAIN:1:24",
+			},
+		},
+		{
+			name:      "unknown preset",
+			env:       map[string]string{"AXON_CHAIN": "ollama,olama"},
+			wantDiags: []string{"error: Unknown preset in AXON_CHAIN @$AXON_CHAIN:1:8"},
+		},
+		{
+			name:      "empty list",
+			env:       map[string]string{"AXON_CHAIN": ""},
+			wantDiags: []string{"error: Empty AXON_CHAIN @$AXON_CHAIN:1:1"},
+		},
+		{
+			name: "only commas",
+			env:  map[string]string{"AXON_CHAIN": " , "},
+			wantDiags: []string{
+				"warning: Blank AXON_CHAIN entry dropped @$AXON_CHAIN:1:1",
+				"warning: Blank AXON_CHAIN entry dropped @$AXON_CHAIN:1:3",
+				"error: Empty AXON_CHAIN @$AXON_CHAIN:1:1",
+			},
+		},
+		{
+			name:      "missing key",
+			env:       map[string]string{"AXON_CHAIN": "gemini"},
+			wantDiags: []string{"error: Missing API key for AXON_CHAIN preset @$AXON_CHAIN:1:1"},
+		},
+		{
+			name:      "blank key counts as missing",
+			env:       map[string]string{"AXON_CHAIN": "gemini", "GEMINI_API_KEY": "  "},
+			wantDiags: []string{"error: Missing API key for AXON_CHAIN preset @$AXON_CHAIN:1:1"},
+		},
+		{
+			name:      "missing model",
+			env:       map[string]string{"AXON_CHAIN": "ollama,openai", "OPENAI_API_KEY": "k"},
+			wantDiags: []string{"error: Missing model for AXON_CHAIN preset @$AXON_CHAIN:1:8"},
+		},
+		{
+			name:      "model with HCL template characters is kept literally",
+			env:       map[string]string{"AXON_CHAIN": "ollama", "OLLAMA_MODEL": `odd${x}"name`},
+			want:      []hop{{"ollama", "ollama", "none", `odd${x}"name`}},
+			wantDiags: nil,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l := NewLoader(Options{LookupEnv: mapEnv(tc.env), GOOS: "linux"})
+			cfg, diags := l.Load("")
+			if diff := cmp.Diff(tc.wantDiags, summaries(diags)); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s\n%s", diff, render(t, l.Files(), diags))
+			}
+			if tc.want == nil {
+				if cfg != nil && diags.HasErrors() {
+					t.Error("a Config was returned alongside errors")
+				}
+				return
+			}
+			if cfg == nil {
+				t.Fatal("no config")
+			}
+			if cfg.Source.Kind != SourceAxonChain {
+				t.Errorf("source = %v, want AXON_CHAIN", cfg.Source)
+			}
+			var got []hop
+			for _, name := range cfg.Chain(DefaultChain).Providers {
+				p := cfg.Provider(name)
+				got = append(got, hop{p.Name, p.Preset, p.Credential.String(), p.Model()})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("chain (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAxonChainDiagnosticText(t *testing.T) {
+	t.Parallel()
+	l := NewLoader(Options{LookupEnv: mapEnv(map[string]string{"AXON_CHAIN": "glm,olama"})})
+	_, diags := l.Load("")
+	out := render(t, l.Files(), diags)
+	for _, want := range []string{
+		"on $AXON_CHAIN line 1:\n   1: glm,olama",
+		`Preset "glm" needs a key: set GLM_API_KEY (or ZAI_API_KEY).`,
+		`Preset "glm" has no default model: set GLM_MODEL to the model to use.`,
+		`There is no preset "olama". Did you mean "ollama"?`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, out)
+		}
+	}
+}

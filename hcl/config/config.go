@@ -1,0 +1,192 @@
+package config
+
+import (
+	"time"
+
+	"github.com/axonhq/axon/sdk"
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Config is a loaded, validated axon.hcl with every default applied.
+type Config struct {
+	Source    Source
+	Axon      Axon
+	Providers []*Provider
+	Chains    []*Chain
+	Tools     []*Tool
+	Displays  []*Display
+	Vault     *Vault // nil when the file has no vault block
+}
+
+// Axon holds the host's own settings.
+type Axon struct {
+	Listen     string // host:port of the HTTP front door
+	UnixSocket string // optional extra listener; "" for none
+	StateDir   string // sessions, usage, the bearer token
+	PluginDir  string // where axon-<kind>-<name> binaries live
+	Sandbox    Sandbox
+	TokenFile  string    // bearer token required for non-loopback listeners
+	DefRange   hcl.Range // zero when the file has no axon block
+}
+
+// Sandbox is how a plugin process is isolated.
+type Sandbox string
+
+const (
+	// SandboxNetNS runs the plugin in a fresh network namespace (Linux only):
+	// it can reach nothing but its go-plugin socket.
+	SandboxNetNS Sandbox = "netns"
+	// SandboxNone runs the plugin without a namespace, for plugins that need
+	// devices a user namespace hides (e.g. /dev/spidev*).
+	SandboxNone Sandbox = "none"
+)
+
+// Tier says how a provider is paid for; routing uses it later.
+type Tier string
+
+const (
+	TierUnset Tier = ""
+	TierLocal Tier = "local" // runs on this machine or LAN, free
+	TierSub   Tier = "sub"   // flat-rate subscription
+	TierAPI   Tier = "api"   // metered per token
+)
+
+// PluginBlock is what every plugin-backed block (provider, tool, display)
+// shares.
+type PluginBlock struct {
+	Kind    sdk.Kind
+	Name    string // the block label, unique within Kind
+	Plugin  string // plugin name: binary axon-<Kind>-<Plugin>
+	SHA256  string // pinned binary hash, lower-case hex; "" when not pinned here
+	Sandbox Sandbox
+
+	// Body holds the plugin-owned attributes exactly as written, to be
+	// decoded against the plugin's schema by DecodePluginBody.
+	Body     hcl.Body
+	DefRange hcl.Range
+
+	preset *Preset          // providers only: fills plugin-owned attributes the body omits
+	ctx    *hcl.EvalContext // env() and file(), relative to the block's file
+}
+
+// Binary is the plugin's executable name, e.g. "axon-provider-anthropic".
+func (b *PluginBlock) Binary() string { return BinaryName(b.Kind, b.Plugin) }
+
+// Provider is a provider block.
+type Provider struct {
+	PluginBlock
+	Preset        string     // preset name, "" when none
+	Credential    Credential // zero when the provider needs none
+	Auth          *sdk.Auth  // nil: the plugin's declared default placement
+	Tier          Tier
+	GoodAt        []string
+	ContextWindow int // tokens; 0 when unknown
+	Pricing       Pricing
+	Egress        Egress
+	Timeouts      Timeouts
+
+	baseURL string
+	model   string
+}
+
+// BaseURL is the provider's base_url, from the block or its preset, without
+// decoding the plugin-owned body. It is "" when neither sets it; the plugin's
+// own default then applies and is visible in DecodePluginBody's output.
+func (p *Provider) BaseURL() string { return p.baseURL }
+
+// Model is the provider's model, from the block or its preset; "" when
+// neither sets it.
+func (p *Provider) Model() string { return p.model }
+
+// Pricing is USD per million tokens. A nil field is unknown, never zero.
+type Pricing struct {
+	InputPerMTok      *float64
+	OutputPerMTok     *float64
+	CacheReadPerMTok  *float64
+	CacheWritePerMTok *float64
+}
+
+// Egress bounds what a plugin may reach through the host.
+type Egress struct {
+	// Allow lists extra origins beyond the provider's base_url:
+	// "https://host", "host", "host:port" or "*.example.com".
+	Allow            []string
+	ConnectTimeout   time.Duration
+	ResponseTimeout  time.Duration // until response headers arrive
+	MaxResponseBytes int64
+}
+
+// Timeouts bound a streamed generation.
+type Timeouts struct {
+	FirstToken time.Duration // request sent → first content byte
+	Idle       time.Duration // longest silence mid-stream
+}
+
+// Chain is an ordered list of providers tried one at a time.
+type Chain struct {
+	Name                       string
+	Providers                  []string    // provider block names, in order
+	ProviderRanges             []hcl.Range // where each entry is written
+	Retry                      Retry
+	AllowContentFilterFallback bool
+	DefRange                   hcl.Range
+}
+
+// Retry is the per-provider retry policy for transient failures.
+type Retry struct {
+	Attempts      int           // tries per provider, including the first
+	Backoff       time.Duration // wait before a retry without Retry-After
+	MaxRetryAfter time.Duration // cap on an honoured Retry-After
+}
+
+// Tool is a tool block.
+type Tool struct {
+	PluginBlock
+	Egress Egress
+}
+
+// Display is a display block.
+type Display struct {
+	PluginBlock
+}
+
+// Vault is the owner's secret directory, read later by a recall tool.
+type Vault struct {
+	Dir      string
+	DefRange hcl.Range
+}
+
+// Provider returns the provider block named name, or nil.
+func (c *Config) Provider(name string) *Provider {
+	for _, p := range c.Providers {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Chain returns the chain named name, or nil.
+func (c *Config) Chain(name string) *Chain {
+	for _, ch := range c.Chains {
+		if ch.Name == name {
+			return ch
+		}
+	}
+	return nil
+}
+
+// PluginBlocks lists every plugin-backed block: providers, tools, displays.
+func (c *Config) PluginBlocks() []*PluginBlock {
+	var out []*PluginBlock
+	for _, p := range c.Providers {
+		out = append(out, &p.PluginBlock)
+	}
+	for _, t := range c.Tools {
+		out = append(out, &t.PluginBlock)
+	}
+	for _, d := range c.Displays {
+		out = append(out, &d.PluginBlock)
+	}
+	return out
+}

@@ -1,0 +1,272 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/axonhq/axon/sdk"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// ignoreSource drops what cmp cannot or need not compare: HCL bodies,
+// ranges and unexported plumbing.
+var ignoreSource = cmp.Options{
+	cmpopts.IgnoreFields(PluginBlock{}, "Body", "DefRange"),
+	cmpopts.IgnoreFields(Chain{}, "ProviderRanges", "DefRange"),
+	cmpopts.IgnoreFields(Axon{}, "DefRange"),
+	cmpopts.IgnoreFields(Vault{}, "DefRange"),
+	cmpopts.IgnoreUnexported(Provider{}, PluginBlock{}),
+	cmpopts.EquateEmpty(),
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func defaultEgress() Egress {
+	return Egress{ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: DefaultResponseTimeout, MaxResponseBytes: DefaultMaxResponseBytes}
+}
+
+func defaultRetry() Retry {
+	return Retry{Attempts: DefaultRetryAttempts, Backoff: DefaultRetryBackoff, MaxRetryAfter: DefaultMaxRetryAfter}
+}
+
+func TestLoadMinimalAppliesDefaults(t *testing.T) {
+	t.Parallel()
+	cfg := mustParse(t, `
+provider "local" {
+  preset = "ollama"
+}
+chain "default" {
+  providers = [provider.local]
+}
+`)
+	want := &Config{
+		Source: Source{Kind: SourceText, Path: "/etc/axon/axon.hcl"},
+		Axon: Axon{
+			Listen:    DefaultListen,
+			StateDir:  "/home/pi/.local/state/axon",
+			PluginDir: "/opt/axon/bin",
+			Sandbox:   SandboxNetNS,
+			TokenFile: "/home/pi/.local/state/axon/token",
+		},
+		Providers: []*Provider{{
+			PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: "local", Plugin: "openai", Sandbox: SandboxNetNS},
+			Preset:      "ollama",
+			Auth:        &sdk.Auth{Scheme: sdk.AuthNone},
+			Tier:        TierLocal,
+			Egress:      Egress{ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: 3 * time.Minute, MaxResponseBytes: DefaultMaxResponseBytes},
+			Timeouts:    Timeouts{FirstToken: 3 * time.Minute, Idle: DefaultIdle},
+		}},
+		Chains: []*Chain{{Name: "default", Providers: []string{"local"}, Retry: defaultRetry()}},
+	}
+	if diff := cmp.Diff(want, cfg, ignoreSource); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+	p := cfg.Provider("local")
+	if got, want := p.BaseURL(), "http://127.0.0.1:11434/v1"; got != want {
+		t.Errorf("BaseURL = %q, want %q", got, want)
+	}
+	if got, want := p.Model(), "qwen2.5:3b"; got != want {
+		t.Errorf("Model = %q, want %q", got, want)
+	}
+	if got, want := cfg.PluginPath(&p.PluginBlock), "/opt/axon/bin/axon-provider-openai"; got != want {
+		t.Errorf("PluginPath = %q, want %q", got, want)
+	}
+}
+
+func TestLoadEveryHostAttribute(t *testing.T) {
+	t.Parallel()
+	cfg := mustParse(t, `
+axon {
+  listen      = "0.0.0.0:8080"
+  unix_socket = "run/axon.sock"
+  state_dir   = "~/axon-state"
+  plugin_dir  = "/usr/lib/axon"
+  sandbox     = "none"
+  token_file  = "/etc/axon/token"
+}
+
+provider "glm" {
+  plugin         = "anthropic"
+  base_url       = "https://api.z.ai/api/anthropic"
+  model          = "glm-4.6"
+  credential     = file("~/.config/axon/zai.key")
+  tier           = "sub"
+  good_at        = ["chat", "code"]
+  context_window = 128000
+  sha256         = "9C8F5E8E7D2C2F0E3B1B7A4F0F5D6C1B2A3948576655443322110099887766AA"
+  sandbox        = "netns"
+  max_tokens     = 4096
+
+  auth {
+    scheme = "query"
+    name   = "key"
+  }
+  pricing {
+    input_per_mtok       = 0.6
+    output_per_mtok      = 2.2
+    cache_read_per_mtok  = 0.11
+    cache_write_per_mtok = 0
+  }
+  egress {
+    allow              = ["https://cdn.z.ai", "*.z.ai", "10.0.0.1:8443"]
+    connect_timeout    = "3s"
+    response_timeout   = "90s"
+    max_response_bytes = 1048576
+  }
+  timeouts {
+    first_token = "20s"
+    idle        = "5s"
+  }
+}
+
+chain "default" {
+  providers = [provider.glm, "glm2"]
+  retry {
+    attempts        = 3
+    backoff         = "0s"
+    max_retry_after = "1m"
+  }
+  allow_content_filter_fallback = true
+}
+
+provider "glm2" {
+  preset = "glm"
+}
+
+tool "search" {
+  plugin = "web-search"
+  sha256 = "00000000000000000000000000000000000000000000000000000000000000ff"
+  egress {
+    allow = ["api.search.example"]
+  }
+  results = 5
+}
+
+display "epd" {
+  sandbox = "none"
+  rotate  = true
+}
+
+vault {
+  dir = "vault"
+}
+`)
+	want := &Config{
+		Source: Source{Kind: SourceText, Path: "/etc/axon/axon.hcl"},
+		Axon: Axon{
+			Listen:     "0.0.0.0:8080",
+			UnixSocket: "/etc/axon/run/axon.sock",
+			StateDir:   "/home/pi/axon-state",
+			PluginDir:  "/usr/lib/axon",
+			Sandbox:    SandboxNone,
+			TokenFile:  "/etc/axon/token",
+		},
+		Providers: []*Provider{
+			{
+				PluginBlock: PluginBlock{
+					Kind: sdk.KindProvider, Name: "glm", Plugin: "anthropic", Sandbox: SandboxNetNS,
+					SHA256: "9c8f5e8e7d2c2f0e3b1b7a4f0f5d6c1b2a3948576655443322110099887766aa",
+				},
+				Credential:    Credential{Source: CredentialFile, Name: "/home/pi/.config/axon/zai.key"},
+				Auth:          &sdk.Auth{Scheme: sdk.AuthQuery, Name: "key"},
+				Tier:          TierSub,
+				GoodAt:        []string{"chat", "code"},
+				ContextWindow: 128000,
+				Pricing: Pricing{
+					InputPerMTok: ptr(0.6), OutputPerMTok: ptr(2.2), CacheReadPerMTok: ptr(0.11), CacheWritePerMTok: ptr(0.0),
+				},
+				Egress: Egress{
+					Allow:          []string{"https://cdn.z.ai", "*.z.ai", "10.0.0.1:8443"},
+					ConnectTimeout: 3 * time.Second, ResponseTimeout: 90 * time.Second, MaxResponseBytes: 1 << 20,
+				},
+				Timeouts: Timeouts{FirstToken: 20 * time.Second, Idle: 5 * time.Second},
+			},
+			{
+				PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: "glm2", Plugin: "anthropic", Sandbox: SandboxNone},
+				Preset:      "glm",
+				Credential:  Credential{Source: CredentialEnv, Name: "ZAI_API_KEY"},
+				Auth:        &sdk.Auth{Scheme: sdk.AuthBearer},
+				Egress:      defaultEgress(),
+				Timeouts:    Timeouts{FirstToken: DefaultFirstToken, Idle: DefaultIdle},
+			},
+		},
+		Chains: []*Chain{{
+			Name: "default", Providers: []string{"glm", "glm2"},
+			Retry:                      Retry{Attempts: 3, Backoff: 0, MaxRetryAfter: time.Minute},
+			AllowContentFilterFallback: true,
+		}},
+		Tools: []*Tool{{
+			PluginBlock: PluginBlock{
+				Kind: sdk.KindTool, Name: "search", Plugin: "web-search", Sandbox: SandboxNone,
+				SHA256: "00000000000000000000000000000000000000000000000000000000000000ff",
+			},
+			Egress: Egress{Allow: []string{"api.search.example"}, ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: DefaultResponseTimeout, MaxResponseBytes: DefaultMaxResponseBytes},
+		}},
+		Displays: []*Display{{PluginBlock: PluginBlock{Kind: sdk.KindDisplay, Name: "epd", Plugin: "epd", Sandbox: SandboxNone}}},
+		Vault:    &Vault{Dir: "/etc/axon/vault"},
+	}
+	if diff := cmp.Diff(want, cfg, ignoreSource); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+	if got := cfg.Provider("glm").BaseURL(); got != "https://api.z.ai/api/anthropic" {
+		t.Errorf("BaseURL = %q", got)
+	}
+	if got := cfg.Provider("glm2").Model(); got != "" {
+		t.Errorf("glm2 Model = %q, want none (the glm preset has no default model)", got)
+	}
+	if cfg.Chain("nope") != nil || cfg.Provider("nope") != nil {
+		t.Error("lookup of an unknown name returned a block")
+	}
+	var binaries []string
+	for _, b := range cfg.PluginBlocks() {
+		binaries = append(binaries, b.Binary())
+	}
+	wantBinaries := []string{"axon-provider-anthropic", "axon-provider-anthropic", "axon-tool-web-search", "axon-display-epd"}
+	if diff := cmp.Diff(wantBinaries, binaries); diff != "" {
+		t.Errorf("plugin binaries (-want +got):\n%s", diff)
+	}
+}
+
+func TestSandboxDefaultsByOS(t *testing.T) {
+	t.Parallel()
+	src := []byte("provider \"l\" {\n  preset = \"ollama\"\n}\nchain \"default\" {\n  providers = [provider.l]\n}\n")
+	tests := []struct {
+		goos string
+		want Sandbox
+	}{
+		{"linux", SandboxNetNS},
+		{"darwin", SandboxNone},
+		{"windows", SandboxNone},
+	}
+	for _, tc := range tests {
+		opts := testOptions(nil)
+		opts.GOOS = tc.goos
+		cfg, diags := NewLoader(opts).Parse("axon.hcl", src)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", tc.goos, summaries(diags))
+		}
+		if cfg.Axon.Sandbox != tc.want || cfg.Providers[0].Sandbox != tc.want {
+			t.Errorf("%s: sandbox = %q/%q, want %q", tc.goos, cfg.Axon.Sandbox, cfg.Providers[0].Sandbox, tc.want)
+		}
+	}
+
+	opts := testOptions(nil)
+	opts.GOOS = "darwin"
+	_, diags := NewLoader(opts).Parse("axon.hcl", []byte("axon {\n  sandbox = \"netns\"\n}\n"))
+	if diff := cmp.Diff([]string{"error: Sandbox not available @axon.hcl:2:13", "error: No chain @axon.hcl:1:1"}, summaries(diags)); diff != "" {
+		t.Errorf("netns on darwin (-want +got):\n%s", diff)
+	}
+}
+
+func TestDefaultsWithoutHome(t *testing.T) {
+	t.Parallel()
+	cfg, diags := NewLoader(Options{GOOS: "linux"}).Parse("axon.hcl", defaultHCL)
+	if diags.HasErrors() {
+		t.Fatal(summaries(diags))
+	}
+	want := Axon{Listen: DefaultListen, StateDir: "/var/lib/axon", PluginDir: "/var/lib/axon/plugins", Sandbox: SandboxNetNS, TokenFile: "/var/lib/axon/token"}
+	if diff := cmp.Diff(want, cfg.Axon, ignoreSource); diff != "" {
+		t.Errorf("axon (-want +got):\n%s", diff)
+	}
+}

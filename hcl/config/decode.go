@@ -1,0 +1,255 @@
+package config
+
+import (
+	"net"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/axonhq/axon/sdk"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// decodeFile turns one parsed file into a Config. Diagnostics include
+// warnings even when the Config is returned.
+func (l *Loader) decodeFile(f *hcl.File, src Source) (*Config, hcl.Diagnostics) {
+	var raw rawFile
+	if diags := gohcl.DecodeBody(f.Body, nil, &raw); diags.HasErrors() {
+		return nil, diags
+	}
+	r := &reader{
+		ctx:  evalContext(src.Dir(), l.opts.HomeDir),
+		home: l.opts.HomeDir,
+		dir:  src.Dir(),
+		goos: l.goos(),
+	}
+	cfg := &Config{Source: src}
+	cfg.Axon = r.axon(raw.Axon, l.opts)
+	for _, p := range raw.Providers {
+		cfg.Providers = append(cfg.Providers, r.provider(p, cfg.Axon))
+	}
+	for _, c := range raw.Chains {
+		cfg.Chains = append(cfg.Chains, r.chain(c))
+	}
+	for _, t := range raw.Tools {
+		cfg.Tools = append(cfg.Tools, r.tool(t, cfg.Axon))
+	}
+	for _, d := range raw.Displays {
+		cfg.Displays = append(cfg.Displays, r.display(d, cfg.Axon))
+	}
+	if raw.Vault != nil {
+		cfg.Vault = r.vault(raw.Vault)
+	}
+	r.validate(cfg, f.Body)
+	if r.diags.HasErrors() {
+		return nil, r.diags
+	}
+	return cfg, r.diags
+}
+
+func (r *reader) axon(raw *rawAxon, opts Options) Axon {
+	a := Axon{Listen: DefaultListen, Sandbox: SandboxNone}
+	if r.goos == "linux" {
+		a.Sandbox = SandboxNetNS
+	}
+	if opts.HomeDir != "" {
+		a.StateDir = filepath.Join(opts.HomeDir, ".local", "state", "axon")
+	} else {
+		a.StateDir = "/var/lib/axon"
+	}
+	a.PluginDir = opts.ExecutableDir
+	if raw != nil {
+		a.DefRange = raw.DefRange
+		if s, ok := r.str(raw.Listen, "listen"); ok && r.listenAddr(s, raw.Listen.Range()) {
+			a.Listen = s
+		}
+		if p, ok := r.path(raw.UnixSocket, "unix_socket"); ok {
+			a.UnixSocket = p
+		}
+		if p, ok := r.path(raw.StateDir, "state_dir"); ok {
+			a.StateDir = p
+		}
+		if p, ok := r.path(raw.PluginDir, "plugin_dir"); ok {
+			a.PluginDir = p
+		}
+		if s, ok := r.sandbox(raw.Sandbox); ok {
+			a.Sandbox = s
+		}
+		if p, ok := r.path(raw.TokenFile, "token_file"); ok {
+			a.TokenFile = p
+		}
+	}
+	if a.PluginDir == "" {
+		a.PluginDir = filepath.Join(a.StateDir, "plugins")
+	}
+	if a.TokenFile == "" {
+		a.TokenFile = filepath.Join(a.StateDir, "token")
+	}
+	return a
+}
+
+func (r *reader) listenAddr(s string, rng hcl.Range) bool {
+	host, port, err := net.SplitHostPort(s)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err != nil || host == "" {
+		r.errorf(rng, "Invalid listen address", "%q is not a host:port address such as %q.", s, DefaultListen)
+		return false
+	}
+	return true
+}
+
+func (r *reader) sandbox(e hcl.Expression) (Sandbox, bool) {
+	s, ok := r.oneOf(e, "sandbox", string(SandboxNetNS), string(SandboxNone))
+	if !ok {
+		return "", false
+	}
+	if Sandbox(s) == SandboxNetNS && r.goos != "linux" {
+		r.errorf(e.Range(), "Sandbox not available", "The netns sandbox needs Linux network namespaces; on %s use sandbox = \"none\".", r.goos)
+		return "", false
+	}
+	return Sandbox(s), true
+}
+
+var (
+	pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+	hexSHA256  = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+)
+
+// pluginBlock fills what every plugin-backed block shares. pluginExpr may
+// be absent; fallback is then the plugin name ("" means none).
+func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hcl.Expression, fallback string, axon Axon) {
+	b.ctx = r.ctx
+	b.Sandbox = axon.Sandbox
+	b.Plugin = fallback
+	if s, ok := r.str(pluginExpr, "plugin"); ok {
+		b.Plugin = s
+		if !pluginName.MatchString(s) {
+			r.errorf(pluginExpr.Range(), "Invalid plugin name",
+				"%q is not a plugin name: use lower-case letters, digits, - and _; plugin = \"NAME\" runs the binary %s from plugin_dir.",
+				s, BinaryName(b.Kind, "NAME"))
+			b.Plugin = ""
+		}
+	} else if b.Plugin != "" && !pluginName.MatchString(b.Plugin) {
+		r.errorf(b.DefRange, "Invalid plugin name",
+			"Without a plugin argument the label %q is the plugin name, and it is not one: set plugin = \"NAME\" (the binary %s) using lower-case letters, digits, - and _.",
+			b.Plugin, BinaryName(b.Kind, "NAME"))
+		b.Plugin = ""
+	}
+	if s, ok := r.str(shaExpr, "sha256"); ok {
+		if hexSHA256.MatchString(s) {
+			b.SHA256 = strings.ToLower(s)
+		} else {
+			r.errorf(shaExpr.Range(), "Invalid sha256", "A sha256 is 64 hexadecimal digits, as printed by \"sha256sum %s\" or \"axon plugins\".", b.Binary())
+		}
+	}
+	if s, ok := r.sandbox(sandboxExpr); ok {
+		b.Sandbox = s
+	}
+}
+
+func (r *reader) label(name string, rng hcl.Range, kind string) {
+	if !hclsyntax.ValidIdentifier(name) {
+		r.errorf(rng, "Invalid "+kind+" name",
+			"%q cannot be used as a %s name: use letters, digits, - and _, starting with a letter, so that it can be referenced as %s.NAME.", name, kind, kind)
+	}
+}
+
+func (r *reader) chain(raw *rawChain) *Chain {
+	c := &Chain{
+		Name:     raw.Name,
+		DefRange: raw.DefRange,
+		Retry:    Retry{Attempts: DefaultRetryAttempts, Backoff: DefaultRetryBackoff, MaxRetryAfter: DefaultMaxRetryAfter},
+	}
+	r.label(raw.Name, raw.NameRange, "chain")
+	if r.required(raw.Providers, "providers", raw.DefRange, "providers = [provider.ollama]") {
+		c.Providers, c.ProviderRanges = r.providerRefs(raw.Providers)
+	}
+	if raw.Retry != nil {
+		if n, ok := r.integer(raw.Retry.Attempts, "attempts", 1, 10); ok {
+			c.Retry.Attempts = int(n)
+		}
+		if d, ok := r.duration(raw.Retry.Backoff, "backoff", true); ok {
+			c.Retry.Backoff = d
+		}
+		if d, ok := r.duration(raw.Retry.MaxRetryAfter, "max_retry_after", true); ok {
+			c.Retry.MaxRetryAfter = d
+		}
+	}
+	if b, ok := r.boolean(raw.AllowContentFilterFallback, "allow_content_filter_fallback"); ok {
+		c.AllowContentFilterFallback = b
+	}
+	return c
+}
+
+// providerRefs reads providers = [provider.a, provider.b]; strings "a" and
+// "provider.a" are accepted too.
+func (r *reader) providerRefs(e hcl.Expression) ([]string, []hcl.Range) {
+	elems, diags := hcl.ExprList(e)
+	if diags.HasErrors() {
+		r.errorf(e.Range(), "Invalid providers list", "providers must be a list such as [provider.glm, provider.ollama].")
+		return nil, nil
+	}
+	if len(elems) == 0 {
+		r.errorf(e.Range(), "Empty chain", "A chain needs at least one provider, e.g. providers = [provider.ollama].")
+		return nil, nil
+	}
+	var names []string
+	var ranges []hcl.Range
+	for _, el := range elems {
+		name, ok := r.providerRef(el)
+		if !ok {
+			continue
+		}
+		names = append(names, name)
+		ranges = append(ranges, el.Range())
+	}
+	return names, ranges
+}
+
+func (r *reader) providerRef(e hcl.Expression) (string, bool) {
+	if trav, diags := hcl.AbsTraversalForExpr(e); !diags.HasErrors() {
+		if len(trav) == 2 && trav.RootName() == "provider" {
+			if attr, ok := trav[1].(hcl.TraverseAttr); ok {
+				return attr.Name, true
+			}
+		}
+		r.errorf(e.Range(), "Invalid provider reference", "A chain entry is a provider reference such as provider.glm.")
+		return "", false
+	}
+	s, ok := r.str(e, "providers")
+	if !ok {
+		return "", false
+	}
+	return strings.TrimPrefix(s, "provider."), true
+}
+
+func (r *reader) tool(raw *rawTool, axon Axon) *Tool {
+	t := &Tool{PluginBlock: PluginBlock{Kind: sdk.KindTool, Name: raw.Name, Body: raw.Remain, DefRange: raw.DefRange}}
+	r.label(raw.Name, raw.NameRange, "tool")
+	r.pluginBlock(&t.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Name, axon)
+	t.Egress = r.egress(raw.Egress, nil)
+	r.checkPluginBody(&t.PluginBlock, toolNames)
+	return t
+}
+
+func (r *reader) display(raw *rawDisplay, axon Axon) *Display {
+	d := &Display{PluginBlock: PluginBlock{Kind: sdk.KindDisplay, Name: raw.Name, Body: raw.Remain, DefRange: raw.DefRange}}
+	r.label(raw.Name, raw.NameRange, "display")
+	r.pluginBlock(&d.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Name, axon)
+	r.checkPluginBody(&d.PluginBlock, displayNames)
+	return d
+}
+
+func (r *reader) vault(raw *rawVault) *Vault {
+	v := &Vault{DefRange: raw.DefRange}
+	r.required(raw.Dir, "dir", raw.DefRange, `dir = "~/.config/axon/vault"`)
+	if p, ok := r.path(raw.Dir, "dir"); ok {
+		v.Dir = p
+	}
+	return v
+}

@@ -1,0 +1,18 @@
+package config
+
+import "time"
+
+// Defaults for everything the configuration may leave out. They are applied
+// at load time, so a loaded Config holds the effective values.
+const (
+	DefaultListen           = "127.0.0.1:7070"
+	DefaultConnectTimeout   = 10 * time.Second
+	DefaultResponseTimeout  = 2 * time.Minute // non-streaming answers arrive only when complete
+	DefaultMaxResponseBytes = 32 << 20
+	DefaultFirstToken       = time.Minute
+	DefaultIdle             = 30 * time.Second
+	DefaultRetryAttempts    = 2 // one retry
+	DefaultRetryBackoff     = 500 * time.Millisecond
+	DefaultMaxRetryAfter    = 20 * time.Second
+	DefaultChain            = "default"
+)

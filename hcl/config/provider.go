@@ -1,0 +1,185 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/axonhq/axon/sdk"
+	"github.com/hashicorp/hcl/v2"
+)
+
+func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
+	p := &Provider{PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: raw.Name, Body: raw.Remain, DefRange: raw.DefRange}}
+	r.label(raw.Name, raw.NameRange, "provider")
+
+	if name, ok := r.str(raw.Preset, "preset"); ok {
+		if pr, found := LookupPreset(name); found {
+			p.preset, p.Preset = &pr, name
+		} else {
+			r.errorf(raw.Preset.Range(), "Unknown preset", "There is no preset %q.%s Presets: %s.", name, didYouMean(name, PresetNames()), strings.Join(PresetNames(), ", "))
+		}
+	}
+	fallback := ""
+	if p.preset != nil {
+		fallback = p.preset.Plugin
+	}
+	r.pluginBlock(&p.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, fallback, axon)
+	if !present(raw.Preset) && !present(raw.Plugin) {
+		hint := ""
+		if _, ok := LookupPreset(raw.Name); ok {
+			hint = fmt.Sprintf(" Did you mean preset = %q?", raw.Name)
+		}
+		r.errorf(raw.DefRange, "Missing plugin", "provider %q needs plugin = \"NAME\" (the binary %s) or preset = \"NAME\".%s", raw.Name, BinaryName(sdk.KindProvider, "NAME"), hint)
+	}
+
+	r.credential(p, raw)
+	if raw.Auth != nil {
+		p.Auth = r.auth(raw.Auth)
+	} else if p.preset != nil {
+		a := p.preset.Auth
+		p.Auth = &a
+	}
+	if !p.Credential.IsZero() && p.Auth != nil && p.Auth.Scheme == sdk.AuthNone {
+		r.warnf(raw.DefRange, "Credential is never sent",
+			"provider %q has a credential but its auth scheme is none, so the host never sends it. Add auth { scheme = \"bearer\" } (or header/query with a name).", p.Name)
+	}
+
+	if p.preset != nil {
+		p.Tier = p.preset.Tier
+	}
+	if s, ok := r.oneOf(raw.Tier, "tier", string(TierLocal), string(TierSub), string(TierAPI)); ok {
+		p.Tier = Tier(s)
+	}
+	if s, ok := r.strs(raw.GoodAt, "good_at"); ok {
+		p.GoodAt = s
+	}
+	if n, ok := r.integer(raw.ContextWindow, "context_window", 1, 1<<40); ok {
+		p.ContextWindow = int(n)
+	}
+	if raw.Pricing != nil {
+		p.Pricing.InputPerMTok, _ = r.float(raw.Pricing.Input, "input_per_mtok")
+		p.Pricing.OutputPerMTok, _ = r.float(raw.Pricing.Output, "output_per_mtok")
+		p.Pricing.CacheReadPerMTok, _ = r.float(raw.Pricing.CacheRead, "cache_read_per_mtok")
+		p.Pricing.CacheWritePerMTok, _ = r.float(raw.Pricing.CacheWrite, "cache_write_per_mtok")
+	}
+	p.Egress = r.egress(raw.Egress, p.preset)
+	p.Timeouts = Timeouts{FirstToken: DefaultFirstToken, Idle: DefaultIdle}
+	if p.preset != nil && p.preset.FirstToken > 0 {
+		p.Timeouts.FirstToken = p.preset.FirstToken
+	}
+	if raw.Timeouts != nil {
+		if d, ok := r.duration(raw.Timeouts.FirstToken, "first_token", false); ok {
+			p.Timeouts.FirstToken = d
+		}
+		if d, ok := r.duration(raw.Timeouts.Idle, "idle", false); ok {
+			p.Timeouts.Idle = d
+		}
+	}
+
+	r.checkPluginBody(&p.PluginBlock, providerNames)
+	p.baseURL = r.baseURL(p)
+	if s, _, ok := r.pluginString(p.Body, "model"); ok {
+		p.model = s
+	} else if p.preset != nil {
+		p.model = p.preset.Model
+	}
+	return p
+}
+
+// present reports whether an optional attribute was written (and is not
+// null). gohcl fills an absent one with a static null expression.
+func present(e hcl.Expression) bool {
+	if e == nil {
+		return false
+	}
+	v, diags := e.Value(nil)
+	return diags.HasErrors() || !v.IsNull()
+}
+
+func (r *reader) credential(p *Provider, raw *rawProvider) {
+	s, ok := r.str(raw.Credential, "credential")
+	if !ok {
+		if p.preset != nil && p.preset.KeyEnv != "" && !present(raw.Credential) {
+			p.Credential = Credential{Source: CredentialEnv, Name: p.preset.KeyEnv}
+		}
+		return
+	}
+	c, err := ParseCredential(s)
+	if err == errLiteralCredential {
+		// Point at the block header, not the value: a diagnostic printer
+		// shows the source line of its subject, and this one may hold a
+		// pasted secret.
+		r.errorf(raw.DefRange, "Literal credential",
+			"The credential of provider %q (line %d) is a literal value. Write credential = env(\"NAME\") or file(\"PATH\"): axon reads the secret only when it calls the provider and never stores it in a configuration file.",
+			p.Name, raw.Credential.Range().Start.Line)
+		return
+	}
+	if err != nil {
+		r.errorf(raw.Credential.Range(), "Invalid credential", "%s.", capitalize(err.Error()))
+		return
+	}
+	p.Credential = c
+}
+
+func (r *reader) auth(raw *rawAuth) *sdk.Auth {
+	if !r.required(raw.Scheme, "scheme", raw.DefRange, `scheme = "bearer"`) {
+		return nil
+	}
+	scheme, ok := r.oneOf(raw.Scheme, "scheme", string(sdk.AuthBearer), string(sdk.AuthHeader), string(sdk.AuthQuery), "none")
+	if !ok {
+		return nil
+	}
+	a := &sdk.Auth{Scheme: sdk.AuthScheme(scheme)}
+	if scheme == "none" {
+		a.Scheme = sdk.AuthNone
+	}
+	name, hasName := r.str(raw.Name, "name")
+	switch {
+	case (a.Scheme == sdk.AuthHeader || a.Scheme == sdk.AuthQuery) && !hasName:
+		r.errorf(raw.DefRange, "Missing auth name",
+			"auth scheme %q needs name: the header (e.g. name = \"x-api-key\") or query parameter (e.g. name = \"key\") that carries the credential.", scheme)
+		return nil
+	case (a.Scheme == sdk.AuthBearer || a.Scheme == sdk.AuthNone) && hasName:
+		r.errorf(raw.Name.Range(), "Unexpected auth name", "name is used only with scheme \"header\" or \"query\"; scheme %q does not take one.", scheme)
+		return nil
+	case hasName && !validHeaderName(name):
+		r.errorf(raw.Name.Range(), "Invalid auth name", "%q is not a valid header or query parameter name.", name)
+		return nil
+	}
+	a.Name = name
+	return a
+}
+
+var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+func validHeaderName(s string) bool { return headerToken.MatchString(s) }
+
+func (r *reader) egress(raw *rawEgress, preset *Preset) Egress {
+	e := Egress{ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: DefaultResponseTimeout, MaxResponseBytes: DefaultMaxResponseBytes}
+	if preset != nil && preset.Response > 0 {
+		e.ResponseTimeout = preset.Response
+	}
+	if raw == nil {
+		return e
+	}
+	if allow, ok := r.strs(raw.Allow, "allow"); ok {
+		for _, a := range allow {
+			if err := checkOrigin(a); err != nil {
+				r.errorf(raw.Allow.Range(), "Invalid egress allow entry", "%q: %s. Entries look like \"https://api.example.com\", \"api.example.com\", \"api.example.com:8443\" or \"*.example.com\".", a, err)
+				continue
+			}
+			e.Allow = append(e.Allow, a)
+		}
+	}
+	if d, ok := r.duration(raw.ConnectTimeout, "connect_timeout", false); ok {
+		e.ConnectTimeout = d
+	}
+	if d, ok := r.duration(raw.ResponseTimeout, "response_timeout", false); ok {
+		e.ResponseTimeout = d
+	}
+	if n, ok := r.integer(raw.MaxResponseBytes, "max_response_bytes", 1, 1<<40); ok {
+		e.MaxResponseBytes = n
+	}
+	return e
+}

@@ -1,0 +1,11 @@
+provider "local" {
+  preset = "ollama"
+}
+
+chain "default" {
+  providers = []
+}
+
+chain "other" {}
+
+vault {}

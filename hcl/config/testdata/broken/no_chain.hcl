@@ -1,0 +1,3 @@
+provider "local" {
+  preset = "ollama"
+}

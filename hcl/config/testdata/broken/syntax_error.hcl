@@ -1,0 +1,6 @@
+provider "local" {
+  preset = "ollama"
+
+chain "default" {
+  providers = [provider.local]
+}

@@ -1,0 +1,10 @@
+provider "local" {
+  preset = "ollama"
+}
+
+chain "default" {
+  providers = [provider.local]
+  retry {
+    atempts = 3
+  }
+}

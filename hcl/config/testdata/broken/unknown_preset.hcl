@@ -1,0 +1,7 @@
+provider "local" {
+  preset = "olama"
+}
+
+chain "default" {
+  providers = [provider.local]
+}

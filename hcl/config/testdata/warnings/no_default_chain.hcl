@@ -1,0 +1,7 @@
+provider "local" {
+  preset = "ollama"
+}
+
+chain "offline" {
+  providers = [provider.local]
+}

@@ -1,0 +1,245 @@
+package chain
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// Generator is the one ability a hop needs. Every sdk.Provider, in
+// production a gRPC client to a plugin process, is one. Generate sends its
+// events one at a time, as sdk.Sink requires of an ordered stream.
+type Generator interface {
+	Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error
+}
+
+var _ Generator = sdk.Provider(nil)
+
+// Hop is one provider of a chain.
+type Hop struct {
+	Name     string // the provider block's name: trail, pinning, x-axon-provider
+	Provider Generator
+	// Model is the model the provider block configures. It replaces
+	// Request.Model in the hop's copy of the request, and is reported as
+	// the answering model when the provider's EventStart names none.
+	Model string
+	// ContextWindow is the model's window in tokens, 0 when unknown. After
+	// a context_overflow the chain skips hops whose known window is not
+	// larger than the largest known window that overflowed; hops with an
+	// unknown window are still tried, since the provider rejects an
+	// oversized prompt quickly and before billing it.
+	ContextWindow int64
+}
+
+// Chain is an ordered list of hops tried one at a time. A Chain is not
+// modified by Run, so one value may serve concurrent calls.
+type Chain struct {
+	Name     string
+	Hops     []Hop
+	Policy   Policy
+	Observer Observer // optional
+	Clock    Clock    // optional: nil is the system clock
+}
+
+// Result describes a Run. Run returns one even when it fails, for the trail.
+type Result struct {
+	Chain string
+	// Provider and Model name the hop that answered, or, after a
+	// CommittedError, the hop whose answer broke off. Model is what the
+	// provider's EventStart reported, else the hop's configured Model.
+	Provider string
+	Model    string
+	Usage    *sdk.Usage // merged from the hop's usage events; nil when none
+	Finish   sdk.FinishReason
+	Trail    Trail
+}
+
+// Validate reports a chain Run cannot use: no hops, a hop without a name
+// or provider, or two hops of the same name.
+func (c *Chain) Validate() error {
+	if len(c.Hops) == 0 {
+		return fmt.Errorf("chain %q has no providers", c.Name)
+	}
+	for i, h := range c.Hops {
+		if h.Name == "" || h.Provider == nil {
+			return fmt.Errorf("chain %q: provider %d has no name or no plugin", c.Name, i+1)
+		}
+		for _, prev := range c.Hops[:i] {
+			if prev.Name == h.Name {
+				return fmt.Errorf("chain %q lists provider %q twice", c.Name, h.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// Run sends req through the chain and streams the answer of the first hop
+// that succeeds into out. Each attempt gets its own deep copy of req; req
+// itself is never modified.
+//
+// On failure the error is an *ExhaustedError (no answer, nothing sent to
+// out), a *CommittedError (the answer broke off after content reached
+// out), or the caller's context error wrapped (ctx ended before anything
+// reached out). The returned Result is never nil.
+func (c *Chain) Run(ctx context.Context, req *sdk.Request, out sdk.Sink) (*Result, error) {
+	res := &Result{Chain: c.Name}
+	if err := c.Validate(); err != nil {
+		return res, err
+	}
+	if c.Observer != nil {
+		c.Observer.OnTurnStart(c.Name)
+	}
+	err := c.run(ctx, req, out, res)
+	if c.Observer != nil {
+		c.Observer.OnTurnEnd(c.Name, res, err)
+	}
+	return res, err
+}
+
+func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, res *Result) error {
+	p := c.Policy.withDefaults()
+	clk := c.Clock
+	if clk == nil {
+		clk = systemClock{}
+	}
+	res.Trail = make(Trail, 0, len(c.Hops))
+	var last error
+	overflowAt := int64(-1) // the largest known window that overflowed; -1 while none did
+	for _, hop := range c.Hops {
+		if hop.ContextWindow > 0 && hop.ContextWindow <= overflowAt {
+			c.record(res, Attempt{Provider: hop.Name, Outcome: OutcomeSkip})
+			continue
+		}
+		done, err := c.runHop(ctx, p, clk, hop, req, out, res)
+		if done {
+			return err
+		}
+		last = err
+		if sdk.ClassOf(err) == sdk.ClassContextOverflow {
+			overflowAt = max(overflowAt, hop.ContextWindow)
+		}
+	}
+	return &ExhaustedError{Chain: c.Name, Trail: res.Trail, Last: last}
+}
+
+// runHop tries hop, retrying transient failures as p allows. done reports
+// that Run is over with err (nil: the hop answered); otherwise err is the
+// hop's last failure and the chain moves on.
+func (c *Chain) runHop(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.Request, out sdk.Sink, res *Result) (done bool, err error) {
+	var wait time.Duration
+	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return true, fmt.Errorf("chain %q: %w", c.Name, err)
+		}
+		if wait > 0 {
+			if err := clk.Sleep(ctx, wait); err != nil {
+				return true, fmt.Errorf("chain %q: %w", c.Name, err)
+			}
+		}
+		r := c.try(ctx, p, clk, hop, req, out, res)
+		a := r.attempt
+		a.Attempt, a.Wait = n, wait
+		switch {
+		case r.err == nil:
+			a.Outcome = OutcomeOK
+			c.record(res, a)
+			return true, nil
+		case r.committed:
+			a.Outcome = OutcomeStop
+			c.record(res, a)
+			return true, &CommittedError{Chain: c.Name, Provider: hop.Name, Trail: res.Trail, Err: r.err}
+		case r.canceled:
+			a.Outcome = OutcomeStop
+			c.record(res, a)
+			return true, fmt.Errorf("chain %q: %w", c.Name, r.err)
+		case a.Class == sdk.ClassContentFilter && !p.AllowContentFilterFallback:
+			a.Outcome = OutcomeStop
+			c.record(res, a)
+			return true, &ExhaustedError{Chain: c.Name, Trail: res.Trail, Last: r.err}
+		}
+		retry := false
+		if a.Class == sdk.ClassTransient {
+			wait, retry = p.retryWait(n, a.RetryAfter)
+		}
+		if !retry {
+			a.Outcome = OutcomeFallback
+			c.record(res, a)
+			return false, r.err
+		}
+		a.Outcome = OutcomeRetry
+		c.record(res, a)
+	}
+}
+
+func (c *Chain) record(res *Result, a Attempt) {
+	res.Trail = append(res.Trail, a)
+	if c.Observer != nil {
+		c.Observer.OnHop(c.Name, a)
+	}
+}
+
+// tried is what one call of one hop came to.
+type tried struct {
+	attempt   Attempt // Provider, failure fields and Latency filled in
+	err       error   // nil: the hop answered
+	committed bool    // content had reached the client
+	canceled  bool    // the caller's context ended
+}
+
+// try runs one attempt of hop. On success, or once content has reached the
+// client, it fills res with the hop's answer.
+func (c *Chain) try(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.Request, out sdk.Sink, res *Result) tried {
+	hctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s := &hopStream{ctx: ctx, out: out, clock: clk, policy: p, cancel: cancel}
+	if obs := c.Observer; obs != nil {
+		s.onCommit = func() { obs.OnFirstContent(c.Name, hop.Name) }
+	}
+	start := clk.Now()
+	s.start()
+	genErr := hop.Provider.Generate(hctx, cloneRequest(req, hop.Model), s)
+	s.end()
+
+	r := tried{committed: s.committed}
+	var code string
+	switch {
+	case s.clientErr != nil:
+		r.err, r.committed, code = s.clientErr, true, CodeClient
+	case (genErr != nil || !s.finished) && ctx.Err() != nil:
+		r.err, r.canceled, code = ctx.Err(), true, CodeCanceled
+	case genErr == nil && s.finished:
+		if !s.committed && s.finish.Finish == sdk.FinishContentFilter && p.AllowContentFilterFallback {
+			r.err, code = refusalError(), CodeRefusal
+			break
+		}
+		if err := s.finishClean(); err != nil {
+			r.err, r.committed, code = err, true, CodeClient
+		}
+	case s.timeout != nil:
+		r.err, code = s.timeout, s.timeoutCode
+	case genErr == nil:
+		r.err, code = incompleteError(), CodeIncomplete
+	case sdk.ClassOf(genErr) == "":
+		r.err, code = unclassified(genErr), CodeUnclassified
+	default:
+		r.err = genErr
+	}
+	if r.err == nil || r.committed {
+		res.Provider, res.Model = hop.Name, cmp.Or(s.model, hop.Model)
+		res.Usage, res.Finish = s.usage, s.finish.Finish
+	}
+
+	r.attempt = Attempt{Provider: hop.Name, Latency: clk.Now().Sub(start), Committed: r.err != nil && r.committed}
+	if r.err != nil {
+		var e *sdk.Error
+		if errors.As(r.err, &e) {
+			r.attempt.Class, r.attempt.Code, r.attempt.Status, r.attempt.RetryAfter = e.Class, e.Code, e.Status, e.RetryAfter
+		}
+		r.attempt.Code = cmp.Or(code, r.attempt.Code)
+	}
+	return r
+}
