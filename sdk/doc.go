@@ -8,4 +8,4 @@
 // credentials on the way out.
 package sdk
 
-//go:generate sh -c "go run ./internal/genalias ./spec > spec_alias.go"
+//go:generate sh -c "go run ./internal/genalias ./spec | gofmt > spec_alias.go"

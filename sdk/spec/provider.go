@@ -59,6 +59,12 @@ const (
 
 // Usage is token accounting as the provider reported it. A nil field was not
 // reported: absent is never zero.
+//
+// The four counts are disjoint, so each can be priced on its own:
+// InputTokens are prompt tokens neither read from nor written to a cache
+// (Anthropic's input_tokens; OpenAI's prompt_tokens minus
+// prompt_tokens_details.cached_tokens), CacheReadTokens were served from a
+// cache, CacheWriteTokens were written to one.
 type Usage struct {
 	InputTokens      *int64
 	OutputTokens     *int64
