@@ -33,6 +33,10 @@ type Hop struct {
 	// unknown window are still tried, since the provider rejects an
 	// oversized prompt quickly and before billing it.
 	ContextWindow int64
+	// FirstToken and Idle, when not zero, replace the chain policy's
+	// timeouts for this hop (a local model loading from an SD card needs
+	// longer than a hosted one).
+	FirstToken, Idle time.Duration
 }
 
 // Chain is an ordered list of hops tried one at a time. A Chain is not
@@ -195,6 +199,12 @@ type tried struct {
 func (c *Chain) try(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.Request, out sdk.Sink, res *Result) tried {
 	hctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if hop.FirstToken != 0 {
+		p.FirstToken = hop.FirstToken
+	}
+	if hop.Idle != 0 {
+		p.Idle = hop.Idle
+	}
 	s := &hopStream{ctx: ctx, out: out, clock: clk, policy: p, cancel: cancel}
 	if obs := c.Observer; obs != nil {
 		s.onCommit = func() { obs.OnFirstContent(c.Name, hop.Name) }

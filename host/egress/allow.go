@@ -47,7 +47,9 @@ func originOf(u *url.URL) (Origin, error) {
 	return Origin{Scheme: scheme, Host: strings.ToLower(u.Hostname()), Port: port}, nil
 }
 
-// AllowList is a set of origins.
+// AllowList is a set of origins. An origin whose host starts with "*."
+// grants every subdomain of the rest (not the bare domain itself), on the
+// same scheme and port.
 type AllowList map[Origin]bool
 
 // NewAllowList parses every entry; an unparsable entry is an error.
@@ -61,6 +63,9 @@ func NewAllowList(entries ...string) (AllowList, error) {
 		if err != nil {
 			return nil, err
 		}
+		if strings.Contains(strings.TrimPrefix(o.Host, "*."), "*") {
+			return nil, fmt.Errorf("egress: %q: a wildcard may only be a leading \"*.\"", e)
+		}
 		a[o] = true
 	}
 	return a, nil
@@ -69,5 +74,20 @@ func NewAllowList(entries ...string) (AllowList, error) {
 // Allows reports whether u's origin is granted.
 func (a AllowList) Allows(u *url.URL) bool {
 	o, err := originOf(u)
-	return err == nil && a[o]
+	if err != nil {
+		return false
+	}
+	if a[o] {
+		return true
+	}
+	for host := o.Host; ; {
+		_, parent, ok := strings.Cut(host, ".")
+		if !ok || parent == "" {
+			return false
+		}
+		if a[Origin{Scheme: o.Scheme, Host: "*." + parent, Port: o.Port}] {
+			return true
+		}
+		host = parent
+	}
 }

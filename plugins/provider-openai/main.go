@@ -1,0 +1,18 @@
+// Command axon-provider-openai is the axon provider plugin for the OpenAI
+// Chat Completions wire format (POST {base_url}/chat/completions). One
+// binary serves OpenAI and every compatible server — Ollama, OpenRouter,
+// Groq, Cerebras, NVIDIA, Mistral, GitHub Models, DeepSeek, xAI, Z.ai,
+// Gemini's OpenAI endpoint — by configuration alone.
+//
+// It translates canonical sdk requests to the wire and streamed replies back
+// to sdk events, and maps every wire error to the sdk error taxonomy. It is
+// written as a third party would write it: it imports only sdk and the
+// standard library, reaches the network only through the host's egress, and
+// never holds or sets a credential (the host injects it).
+package main
+
+import "github.com/axonhq/axon/sdk"
+
+func main() {
+	sdk.ServeProvider(&openai{})
+}

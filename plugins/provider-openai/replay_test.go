@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sdktest"
+)
+
+// sharedFixtures is the project's set of recorded provider replies.
+const sharedFixtures = "../../../shared/fixtures/wire"
+
+// ownFixtures are the cases the shared set lacks, written for this plugin.
+const ownFixtures = "testdata/wire"
+
+// fixtureRule says what happens to the fixture files whose path (relative
+// to the fixture root) starts with prefix. Every body file must match
+// exactly one rule, so a fixture added later is never skipped silently.
+type fixtureRule struct {
+	prefix string
+	replay bool
+	reason string // why a file is not replayed
+}
+
+var fixtureRules = []fixtureRule{
+	{prefix: "openai/chat-", replay: true},
+	{prefix: "openai/error-", replay: true},
+	// The Responses API answers errors in the Chat Completions envelope.
+	{prefix: "openai/responses-error-", replay: true},
+	{prefix: "openai/responses-", reason: "OpenAI Responses API (POST /v1/responses): typed response.* events, another wire family"},
+	{prefix: "openai-compatible/", replay: true},
+	{prefix: "ollama/v1-", replay: true},
+	{prefix: "ollama/api-chat-", reason: "Ollama native /api/chat NDJSON stream, another wire family"},
+	{prefix: "openrouter/", replay: true},
+	{prefix: "groq/", replay: true},
+	{prefix: "mistral/", replay: true},
+	{prefix: "deepseek/", replay: true},
+	{prefix: "zai/", replay: true},
+	{prefix: "gemini/openai-compat-", replay: true},
+	{prefix: "gemini/error-", replay: true},
+	{prefix: "gemini/generate-content-", reason: "Gemini native generateContent (candidates/parts), another wire family"},
+	{prefix: "gemini/stream-generate-content-", reason: "Gemini native streamGenerateContent (candidates/parts), another wire family"},
+	{prefix: "anthropic/error-", replay: true},
+	{prefix: "anthropic/messages-", reason: "Anthropic Messages API, served by provider-anthropic"},
+}
+
+// fixtureMeta is the part of a .meta.json sidecar the replay uses.
+type fixtureMeta struct {
+	Status      int               `json:"status"`
+	ContentType string            `json:"content_type"`
+	Headers     map[string]string `json:"recorded_response_headers"`
+}
+
+// bodyFiles lists the response bodies under root, relative to it.
+func bodyFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "LICENSES" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if rel == "README.md" || strings.HasSuffix(name, ".meta.json") || strings.HasSuffix(name, ".request.json") {
+			return nil
+		}
+		files = append(files, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("list fixtures in %s: %v", root, err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no fixtures under %s", root)
+	}
+	return files
+}
+
+func ruleFor(rel string) (fixtureRule, bool) {
+	for _, r := range fixtureRules {
+		if strings.HasPrefix(rel, r.prefix) {
+			return r, true
+		}
+	}
+	return fixtureRule{}, false
+}
+
+// TestSharedFixturesCovered lists every shared fixture this plugin does not
+// replay, with the reason, and fails on a fixture no rule covers.
+func TestSharedFixturesCovered(t *testing.T) {
+	replayed := 0
+	for _, rel := range bodyFiles(t, sharedFixtures) {
+		r, ok := ruleFor(rel)
+		switch {
+		case !ok:
+			t.Errorf("%s: no fixture rule says whether to replay it", rel)
+		case r.replay:
+			replayed++
+		default:
+			t.Logf("not replayed: %s: %s", rel, r.reason)
+		}
+	}
+	if replayed == 0 {
+		t.Error("no shared fixture is replayed")
+	}
+}
+
+func TestReplaySharedFixtures(t *testing.T) {
+	t.Parallel()
+	for _, rel := range bodyFiles(t, sharedFixtures) {
+		if r, ok := ruleFor(rel); !ok || !r.replay {
+			continue
+		}
+		t.Run(rel, func(t *testing.T) {
+			t.Parallel()
+			replay(t, sharedFixtures, rel, "replay/shared/"+rel+".golden")
+		})
+	}
+}
+
+func TestReplayOwnFixtures(t *testing.T) {
+	t.Parallel()
+	for _, rel := range bodyFiles(t, ownFixtures) {
+		t.Run(rel, func(t *testing.T) {
+			t.Parallel()
+			replay(t, ownFixtures, rel, "replay/own/"+rel+".golden")
+		})
+	}
+}
+
+// replay serves one recorded reply with its recorded status, content type
+// and headers, runs Generate against it and compares the canonical result
+// with the golden file.
+func replay(t *testing.T, root, rel, golden string) {
+	t.Helper()
+	path := filepath.Join(root, rel)
+	body, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta fixtureMeta
+	metaPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".meta.json"
+	raw, err := os.ReadFile(metaPath)
+	if err != nil {
+		t.Fatalf("read sidecar: %v", err)
+	}
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		t.Fatalf("parse %s: %v", metaPath, err)
+	}
+	p, _ := configure(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		// nil suppresses the headers net/http would add (a sniffed type,
+		// today's Date), so a replay sees only what was recorded.
+		w.Header()["Date"] = nil
+		w.Header()["Content-Type"] = nil
+		for k, v := range meta.Headers {
+			w.Header().Set(k, v)
+		}
+		if meta.ContentType != "" {
+			w.Header().Set("Content-Type", meta.ContentType)
+		}
+		w.WriteHeader(meta.Status)
+		w.Write(body)
+	}), `{"model":"test-model"}`)
+
+	events, err := generate(t, p, userRequest("What's the weather in Florence?"))
+	if err == nil {
+		sdktest.CheckEvents(t, events)
+	} else if sdk.ClassOf(err) == "" {
+		t.Errorf("unclassified error: %v", err)
+	}
+	// Only the class, a safe label and the hint leave the plugin: never
+	// the vendor's free text, which may echo a key or the prompt.
+	if we, ok := parseError(body); ok && err != nil && we.message != "" && strings.Contains(err.Error(), we.message) {
+		t.Errorf("error %q carries the upstream message", err)
+	}
+	checkGolden(t, golden, render(t, events, err))
+}

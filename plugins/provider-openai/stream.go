@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// doneMarker is the data of the event that ends a stream.
+const doneMarker = "[DONE]"
+
+// decodeStream reads a streamed chat completion (SSE of
+// chat.completion.chunk objects) into t. The stream ends at data: [DONE];
+// one that stops without [DONE] and without a finish_reason was cut, and
+// that is a transient failure, never a short success.
+func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
+	sr := newSSEReader(body)
+	var c chunk
+	done := false
+	for !done {
+		ev, err := sr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return t.fail(ctx, readError(err))
+		}
+		data := bytes.TrimSpace(ev.Data)
+		switch {
+		case string(data) == doneMarker:
+			done = true
+			continue
+		case string(ev.Type) == "error":
+			return t.fail(ctx, streamError(data))
+		case len(data) == 0:
+			continue // a keep-alive
+		case data[0] == '[':
+			return t.fail(ctx, streamError(data)) // Gemini wraps errors in an array
+		}
+		// Reuse the choices array: encoding/json decodes into the elements
+		// it finds, so they are zeroed first.
+		choices := c.Choices[:cap(c.Choices)]
+		clear(choices)
+		c = chunk{Choices: choices[:0]}
+		if err := json.Unmarshal(data, &c); err != nil {
+			return t.fail(ctx, &sdk.Error{Class: sdk.ClassTransient, Code: "malformed_chunk", Message: "openai: malformed stream chunk"})
+		}
+		if len(c.Error) > 0 && !bytes.Equal(c.Error, []byte("null")) {
+			t.addUsage(c.Usage) // OpenRouter reports what the failed reply cost
+			return t.fail(ctx, streamError(data))
+		}
+		if err := t.chunk(ctx, &c, false); err != nil {
+			return err
+		}
+	}
+	if !done && t.finish == "" {
+		return t.fail(ctx, &sdk.Error{Class: sdk.ClassTransient, Code: "cut_stream", Message: "openai: stream ended before the reply finished"})
+	}
+	return t.end(ctx)
+}

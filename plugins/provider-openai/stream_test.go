@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// decodeEvents runs decodeStream over body and collects the result.
+func decodeEvents(t *testing.T, body []byte, oneByte bool) ([]sdk.Event, error) {
+	t.Helper()
+	var events []sdk.Event
+	sink := sdk.SinkFunc(func(_ context.Context, ev sdk.Event) error {
+		events = append(events, ev)
+		return nil
+	})
+	r := bytes.NewReader(body)
+	tn := newTurn(sink, "test-model", []byte("{}"))
+	var err error
+	if oneByte {
+		err = decodeStream(context.Background(), iotest.OneByteReader(r), tn)
+	} else {
+		err = decodeStream(context.Background(), r, tn)
+	}
+	return events, err
+}
+
+// TestStreamSplitAtEveryByte decodes every recorded stream one byte per
+// read, as a slow network would deliver it, and requires the same result
+// as reading it whole.
+func TestStreamSplitAtEveryByte(t *testing.T) {
+	t.Parallel()
+	var files []string
+	for _, root := range []string{sharedFixtures, ownFixtures} {
+		for _, rel := range bodyFiles(t, root) {
+			if r, ok := ruleFor(rel); root == sharedFixtures && (!ok || !r.replay) {
+				continue
+			}
+			if strings.HasSuffix(rel, ".sse") {
+				files = append(files, filepath.Join(root, rel))
+			}
+		}
+	}
+	if len(files) < 10 {
+		t.Fatalf("only %d streams found", len(files))
+	}
+	for _, path := range files {
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			body, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantEv, wantErr := decodeEvents(t, body, false)
+			gotEv, gotErr := decodeEvents(t, body, true)
+			if diff := cmp.Diff(wantEv, gotEv); diff != "" {
+				t.Errorf("events differ (-whole +one byte):\n%s", diff)
+			}
+			if diff := cmp.Diff(summarize(wantErr), summarize(gotErr)); diff != "" {
+				t.Errorf("errors differ (-whole +one byte):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStreamStopsAtSinkError: a sink that fails (the host went away) ends
+// Generate with that error, and nothing more is sent.
+func TestStreamStopsAtSinkError(t *testing.T) {
+	t.Parallel()
+	body, err := os.ReadFile(filepath.Join(sharedFixtures, "deepseek/chat-reasoning-stream.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := context.Canceled
+	sent := 0
+	sink := sdk.SinkFunc(func(context.Context, sdk.Event) error {
+		sent++
+		if sent == 3 {
+			return boom
+		}
+		return nil
+	})
+	err = decodeStream(context.Background(), bytes.NewReader(body), newTurn(sink, "m", nil))
+	if !errors.Is(err, boom) {
+		t.Fatalf("got %v, want the sink's error", err)
+	}
+	if sent != 3 {
+		t.Errorf("%d sends, want 3", sent)
+	}
+}
