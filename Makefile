@@ -9,7 +9,6 @@ export CGO_ENABLED ?= 0
 # Every directory with a main.go under plugins/ and examples/ is a plugin:
 # plugins/provider-openai -> bin/axon-provider-openai.
 PLUGIN_DIRS := $(patsubst %/main.go,%,$(wildcard plugins/*/main.go examples/*/main.go))
-PLUGIN_BINS := $(foreach d,$(PLUGIN_DIRS),$(BIN)/axon-$(notdir $(d)))
 
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
@@ -18,15 +17,13 @@ PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 
 all: build
 
-build: $(BIN)/axon $(PLUGIN_BINS)
-
 # Always rebuilt; go's own cache makes that cheap.
-.PHONY: $(BIN)/axon $(PLUGIN_BINS)
-$(BIN)/axon:
-	$(GO) build $(GOFLAGS) -o $@ ./host/cmd/axon
-
-$(BIN)/axon-%:
-	$(GO) build $(GOFLAGS) -o $@ ./$(firstword $(filter %/$*,$(PLUGIN_DIRS)))
+build:
+	$(GO) build $(GOFLAGS) -o $(BIN)/axon ./host/cmd/axon
+	@for d in $(PLUGIN_DIRS); do \
+		echo "$(GO) build -o $(BIN)/axon-$$(basename $$d) ./$$d"; \
+		$(GO) build $(GOFLAGS) -o $(BIN)/axon-$$(basename $$d) ./$$d || exit 1; \
+	done
 
 # Builds everything and starts the broker with the configuration it finds
 # (--config, $$AXON_CONFIG, ~/.config/axon/axon.hcl, else the embedded default).

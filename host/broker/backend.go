@@ -1,0 +1,43 @@
+package broker
+
+import (
+	"context"
+	"errors"
+
+	"github.com/axonhq/axon/host/api"
+	"github.com/axonhq/axon/host/chain"
+	"github.com/axonhq/axon/sdk"
+)
+
+var _ api.Backend = (*Broker)(nil)
+
+// Generate runs req on the chain model names and streams the answer into
+// out. The Answer is returned on failure too: it carries the trail.
+func (b *Broker) Generate(ctx context.Context, model string, req *sdk.Request, out sdk.Sink) (*api.Answer, error) {
+	ch, err := b.Chain(model)
+	if err != nil {
+		if errors.Is(err, chain.ErrNoSuchHop) {
+			err = &sdk.Error{Class: sdk.ClassPermanent, Code: "model_not_found", Message: err.Error()}
+		}
+		return &api.Answer{}, err
+	}
+	res, err := ch.Run(ctx, req, out)
+	ans := &api.Answer{Chain: ch.Name}
+	if res != nil {
+		ans.Provider, ans.Model, ans.Trail = res.Provider, res.Model, res.Trail.String()
+	}
+	return ans, err
+}
+
+// Models lists every chain and every CHAIN/PROVIDER pin.
+func (b *Broker) Models(context.Context) []api.ModelInfo {
+	var out []api.ModelInfo
+	for _, name := range b.order {
+		ch := b.chains[name]
+		out = append(out, api.ModelInfo{ID: name, Chain: name})
+		for _, h := range ch.Hops {
+			out = append(out, api.ModelInfo{ID: name + "/" + h.Name, Chain: name, Provider: h.Name, Model: h.Model})
+		}
+	}
+	return out
+}

@@ -1,0 +1,177 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/axonhq/axon/hcl/config"
+	"github.com/axonhq/axon/host/chain"
+	"github.com/axonhq/axon/host/egress"
+	"github.com/axonhq/axon/host/faces"
+	"github.com/axonhq/axon/host/supervisor"
+)
+
+// Options tunes a Broker beyond what the configuration says.
+type Options struct {
+	Supervisor supervisor.Options
+	Faces      faces.Options
+	// Metrics, when set, records requests, hops and egress traffic.
+	Metrics *Metrics
+}
+
+// Broker is a configured axon: plugins, chains and displays.
+type Broker struct {
+	cfg    *config.Config
+	logger hclog.Logger
+	sup    *supervisor.Supervisor
+	chains map[string]*chain.Chain
+	order  []string // chain names as configured
+	faces  *faces.Faces
+}
+
+// New registers every plugin instance (none starts yet) and builds the
+// chains. lock may be nil.
+func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Options) (*Broker, error) {
+	if opts.Metrics != nil {
+		opts.Supervisor.EgressOptions = append(opts.Supervisor.EgressOptions, egress.WithStats(opts.Metrics.egress))
+	}
+	b := &Broker{cfg: cfg, logger: logger, sup: supervisor.New(logger, opts.Supervisor), chains: map[string]*chain.Chain{}}
+	if err := b.addPlugins(lock); err != nil {
+		b.sup.Close()
+		return nil, err
+	}
+	var displays []faces.Display
+	for _, d := range cfg.Displays {
+		in, _ := b.sup.Instance(d.Name)
+		displays = append(displays, in)
+	}
+	var observers multiObserver
+	if len(displays) > 0 {
+		b.faces = faces.New(displays, logger, opts.Faces)
+		observers = append(observers, b.faces)
+	}
+	if opts.Metrics != nil {
+		observers = append(observers, opts.Metrics)
+	}
+	if err := b.buildChains(observers); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Broker) addPlugins(lock *config.Lock) error {
+	for _, p := range b.cfg.Providers {
+		sp, err := pluginSpec(b.cfg, lock, &p.PluginBlock)
+		if err != nil {
+			return err
+		}
+		if sp.Egress, err = providerGrant(p); err != nil {
+			return fmt.Errorf("provider %s: %w", p.Name, err)
+		}
+		if err := b.sup.Add(sp); err != nil {
+			return err
+		}
+	}
+	for _, t := range b.cfg.Tools {
+		sp, err := pluginSpec(b.cfg, lock, &t.PluginBlock)
+		if err != nil {
+			return err
+		}
+		if sp.Egress, err = toolGrant(t); err != nil {
+			return fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		if err := b.sup.Add(sp); err != nil {
+			return err
+		}
+	}
+	for _, d := range b.cfg.Displays {
+		sp, err := pluginSpec(b.cfg, lock, &d.PluginBlock)
+		if err != nil {
+			return err
+		}
+		if err := b.sup.Add(sp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *Broker) buildChains(obs chain.Observer) error {
+	for _, c := range b.cfg.Chains {
+		ch := &chain.Chain{
+			Name: c.Name,
+			Policy: chain.Policy{
+				Attempts: c.Retry.Attempts, Backoff: c.Retry.Backoff, MaxRetryAfter: c.Retry.MaxRetryAfter,
+				AllowContentFilterFallback: c.AllowContentFilterFallback,
+			},
+		}
+		if obs != nil {
+			ch.Observer = obs
+		}
+		for _, name := range c.Providers {
+			p := b.cfg.Provider(name)
+			in, err := b.sup.Instance(name)
+			if p == nil || err != nil {
+				return fmt.Errorf("chain %s: no provider %q", c.Name, name)
+			}
+			ch.Hops = append(ch.Hops, chain.Hop{
+				Name: name, Provider: in, Model: p.Model(), ContextWindow: int64(p.ContextWindow),
+				FirstToken: p.Timeouts.FirstToken, Idle: p.Timeouts.Idle,
+			})
+		}
+		if err := ch.Validate(); err != nil {
+			return err
+		}
+		b.chains[c.Name] = ch
+		b.order = append(b.order, c.Name)
+	}
+	return nil
+}
+
+// Supervisor exposes the plugin instances (for `axon check` and tests).
+func (b *Broker) Supervisor() *supervisor.Supervisor { return b.sup }
+
+// Chain returns the chain for a model name: "CHAIN" or "CHAIN/PROVIDER".
+func (b *Broker) Chain(model string) (*chain.Chain, error) {
+	name, provider, pinned := chain.SplitPinned(model)
+	ch, ok := b.chains[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNoSuchChain, model)
+	}
+	if !pinned {
+		return ch, nil
+	}
+	return ch.Pin(provider)
+}
+
+// ErrNoSuchChain: the model names no configured chain or pin.
+var ErrNoSuchChain = errors.New("no such chain")
+
+// Close stops the faces and kills every plugin process.
+func (b *Broker) Close() {
+	if b.faces != nil {
+		b.faces.Close()
+	}
+	b.haltDisplays()
+	b.sup.Close()
+}
+
+// haltDisplays puts panels to sleep on the way out (E-Ink keeps its last
+// image; a sleeping panel draws no current).
+func (b *Broker) haltDisplays() {
+	for _, d := range b.cfg.Displays {
+		in, err := b.sup.Instance(d.Name)
+		if err != nil || in.Pid() == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), haltTimeout)
+		if err := in.Halt(ctx); err != nil {
+			b.logger.Warn("display halt failed", "display", d.Name, "error", err)
+		}
+		cancel()
+	}
+}

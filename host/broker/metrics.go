@@ -1,0 +1,125 @@
+package broker
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/axonhq/axon/host/api"
+	"github.com/axonhq/axon/host/chain"
+)
+
+// Metrics are axon's Prometheus metrics, on a registry of their own. They
+// carry names and classes only, never message text.
+type Metrics struct {
+	registry  *prometheus.Registry
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	firstByte *prometheus.HistogramVec
+	turns     *prometheus.CounterVec
+	attempts  *prometheus.CounterVec
+	fallbacks *prometheus.CounterVec
+	errors    *prometheus.CounterVec
+	egressB   *prometheus.CounterVec
+	egressN   *prometheus.CounterVec
+}
+
+var (
+	_ chain.Observer = (*Metrics)(nil)
+	_ api.Observer   = (*Metrics)(nil)
+)
+
+// NewMetrics registers every metric, plus the Go and process collectors.
+func NewMetrics() *Metrics {
+	r := prometheus.NewRegistry()
+	m := &Metrics{
+		registry: r,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_requests_total", Help: "Front door requests by route and HTTP status.",
+		}, []string{"route", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "axon_request_duration_seconds", Help: "Front door request latency, arrival to last byte.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
+		}, []string{"route", "stream"}),
+		firstByte: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "axon_first_byte_seconds", Help: "Time to the first streamed byte.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
+		}, []string{"route"}),
+		turns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_chain_turns_total", Help: "Chain runs by outcome (ok, exhausted, committed_failure, canceled).",
+		}, []string{"chain", "outcome"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_chain_attempts_total", Help: "Provider attempts by outcome.",
+		}, []string{"chain", "provider", "outcome"}),
+		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_chain_fallbacks_total", Help: "Times a chain moved on to its next provider.",
+		}, []string{"chain", "from"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_provider_errors_total", Help: "Provider failures by error class.",
+		}, []string{"provider", "class"}),
+		egressB: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_egress_bytes_total", Help: "Response bytes received through the egress, per plugin instance.",
+		}, []string{"plugin", "host"}),
+		egressN: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_egress_requests_total", Help: "Egress requests per plugin instance and status.",
+		}, []string{"plugin", "host", "status"}),
+	}
+	r.MustRegister(m.requests, m.latency, m.firstByte, m.turns, m.attempts, m.fallbacks, m.errors, m.egressB, m.egressN,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// ObserveRequest records a finished front door request.
+func (m *Metrics) ObserveRequest(r api.Record) {
+	m.requests.WithLabelValues(r.Route, strconv.Itoa(r.Status)).Inc()
+	m.latency.WithLabelValues(r.Route, strconv.FormatBool(r.Stream)).Observe(r.Latency.Seconds())
+	if r.FirstByte > 0 {
+		m.firstByte.WithLabelValues(r.Route).Observe(r.FirstByte.Seconds())
+	}
+}
+
+func (m *Metrics) OnTurnStart(string)            {}
+func (m *Metrics) OnFirstContent(string, string) {}
+
+// OnHop counts attempts, failures by class and fallbacks.
+func (m *Metrics) OnHop(c string, a chain.Attempt) {
+	m.attempts.WithLabelValues(c, a.Provider, string(a.Outcome)).Inc()
+	if a.Class != "" {
+		m.errors.WithLabelValues(a.Provider, string(a.Class)).Inc()
+	}
+	if a.Outcome == chain.OutcomeFallback {
+		m.fallbacks.WithLabelValues(c, a.Provider).Inc()
+	}
+}
+
+// OnTurnEnd counts chain outcomes.
+func (m *Metrics) OnTurnEnd(c string, _ *chain.Result, err error) {
+	var exhausted *chain.ExhaustedError
+	var committed *chain.CommittedError
+	outcome := "ok"
+	switch {
+	case err == nil:
+	case errors.As(err, &exhausted):
+		outcome = "exhausted"
+	case errors.As(err, &committed):
+		outcome = "committed_failure"
+	default:
+		outcome = "canceled"
+	}
+	m.turns.WithLabelValues(c, outcome).Inc()
+}
+
+func (m *Metrics) egress(plugin, host string, status int, n int64, _ time.Duration) {
+	m.egressB.WithLabelValues(plugin, host).Add(float64(n))
+	m.egressN.WithLabelValues(plugin, host, strconv.Itoa(status)).Inc()
+}

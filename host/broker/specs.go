@@ -1,0 +1,99 @@
+package broker
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/axonhq/axon/hcl/config"
+	"github.com/axonhq/axon/hcl/pluginschema"
+	"github.com/axonhq/axon/host/credential"
+	"github.com/axonhq/axon/host/egress"
+	"github.com/axonhq/axon/host/supervisor"
+	"github.com/axonhq/axon/sdk"
+)
+
+// ConfigError carries HCL diagnostics (with file and line) out of a plugin
+// start, for the CLI to print with their source.
+type ConfigError struct{ Diags hcl.Diagnostics }
+
+func (e *ConfigError) Error() string { return e.Diags.Error() }
+
+// pluginSpec builds the supervisor spec shared by every kind of block.
+func pluginSpec(cfg *config.Config, lock *config.Lock, b *config.PluginBlock) (supervisor.Spec, error) {
+	sp := supervisor.Spec{
+		Name:    b.Name,
+		Kind:    b.Kind,
+		Path:    cfg.PluginPath(b),
+		Sandbox: supervisor.Sandbox(b.Sandbox),
+		Values: func(info sdk.Info) (json.RawMessage, error) {
+			if err := pluginschema.Validate(info.Config); err != nil {
+				return nil, fmt.Errorf("plugin %s declares a bad schema: %w", b.Binary(), err)
+			}
+			v, diags := config.DecodePluginBody(b, info.Config)
+			if diags.HasErrors() {
+				return nil, &ConfigError{Diags: diags}
+			}
+			return v, nil
+		},
+	}
+	if pin := b.Pin(lock); pin != "" {
+		sum, err := hex.DecodeString(pin)
+		if err != nil {
+			return sp, fmt.Errorf("%s: bad sha256 pin: %w", b.Name, err)
+		}
+		sp.SHA256 = sum
+	}
+	return sp, nil
+}
+
+// grant derives what a provider may reach: its base_url's origin plus its
+// egress allow list, with its credential placed as configured (or as the
+// plugin declares when the block says nothing).
+func providerGrant(p *config.Provider) (*egress.Grant, error) {
+	entries := append([]string{}, p.Egress.Allow...)
+	if u := p.BaseURL(); u != "" {
+		entries = append(entries, u)
+	}
+	allow, err := egress.NewAllowList(entries...)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := credential.Parse(credentialRef(p.Credential))
+	if err != nil {
+		return nil, err
+	}
+	g := &egress.Grant{
+		Allow: allow, Credential: ref,
+		ConnectTimeout: p.Egress.ConnectTimeout, ResponseTimeout: p.Egress.ResponseTimeout,
+		MaxResponseBytes: p.Egress.MaxResponseBytes,
+	}
+	if p.Auth != nil {
+		g.Auth = *p.Auth
+	}
+	return g, nil
+}
+
+func toolGrant(t *config.Tool) (*egress.Grant, error) {
+	if len(t.Egress.Allow) == 0 {
+		return nil, nil
+	}
+	allow, err := egress.NewAllowList(t.Egress.Allow...)
+	if err != nil {
+		return nil, err
+	}
+	return &egress.Grant{
+		Allow: allow, ConnectTimeout: t.Egress.ConnectTimeout, ResponseTimeout: t.Egress.ResponseTimeout,
+		MaxResponseBytes: t.Egress.MaxResponseBytes,
+	}, nil
+}
+
+func credentialRef(c config.Credential) string {
+	if c.IsZero() {
+		return ""
+	}
+	return strings.TrimSpace(c.String())
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/axonhq/axon/hcl/config"
+	"github.com/axonhq/axon/host/supervisor"
+	"github.com/axonhq/axon/sdk"
+)
+
+func newPlugins(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plugins",
+		Short: "List the plugin binaries in the plugin directory: kind, version, path, sha256",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return g.listPlugins(cmd.Context()) },
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "lock",
+		Short: "Write axon.lock.hcl: the sha256 of every plugin binary the configuration uses",
+		Args:  cobra.NoArgs,
+		RunE:  func(*cobra.Command, []string) error { return g.lockPlugins() },
+	})
+	return cmd
+}
+
+func (g *globals) listPlugins(ctx context.Context) error {
+	cfg, _, err := g.load()
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(cfg.Axon.PluginDir)
+	if err != nil {
+		return fmt.Errorf("plugin dir: %w", err)
+	}
+	sup := supervisor.New(g.logger().Named("plugins"), supervisor.Options{})
+	defer sup.Close()
+	w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tKIND\tVERSION\tPATH\tSHA256")
+	var names []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "axon-") && !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		path := filepath.Join(cfg.Axon.PluginDir, n)
+		kind, _, _ := strings.Cut(strings.TrimPrefix(n, "axon-"), "-")
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return err
+		}
+		version, name := "?", n
+		if err := sup.Add(supervisor.Spec{Name: n, Kind: sdk.Kind(kind), Path: path, Sandbox: supervisor.Sandbox(cfg.Axon.Sandbox)}); err == nil {
+			in, _ := sup.Instance(n)
+			if info, err := in.Info(ctx); err == nil {
+				version, name = info.Version, info.Name
+			} else {
+				version = "error: " + err.Error()
+			}
+			in.Stop()
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", name, kind, version, path, sum)
+	}
+	return w.Flush()
+}
+
+func (g *globals) lockPlugins() error {
+	cfg, _, err := g.load()
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var entries []config.LockEntry
+	for _, b := range cfg.PluginBlocks() {
+		if seen[b.Binary()] {
+			continue
+		}
+		seen[b.Binary()] = true
+		sum, err := fileSHA256(cfg.PluginPath(b))
+		if err != nil {
+			return err
+		}
+		entries = append(entries, config.LockEntry{Binary: b.Binary(), SHA256: sum})
+	}
+	if err := config.WriteLock(cfg.LockPath(), entries); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "wrote %s (%d plugins)\n", cfg.LockPath(), len(entries))
+	return nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

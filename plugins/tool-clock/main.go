@@ -1,0 +1,9 @@
+package main
+
+import (
+	_ "time/tzdata" // zones resolve even on a system without tzdata
+
+	"github.com/axonhq/axon/sdk"
+)
+
+func main() { sdk.ServeTool(&clock{}) }
