@@ -1,0 +1,248 @@
+package wal
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// keepBuf is the largest encode buffer kept between Appends; a bigger one,
+// grown for a large batch, is dropped.
+const keepBuf = 1 << 20
+
+// WAL is an open session log holding the writer lease. Its methods are safe
+// for concurrent use; Appends are serialised.
+type WAL struct {
+	path      string
+	lineage   LineageID
+	seed      uint32
+	lease     *lease
+	truncated int64
+
+	mu     sync.Mutex
+	f      file
+	end    int64   // file size: end of the last durable batch
+	last   uint64  // seq of the last durable record
+	marks  []int64 // see committed.marks; appended to, never rewritten
+	buf    []byte
+	err    error // sticky: set by a failed write or fsync
+	closed bool
+}
+
+// Open opens the log at path for writing, creating it when it does not
+// exist; its directory must exist. It takes the writer lease, recovers the
+// log as the package comment describes (truncating a torn tail, refusing a
+// corrupt log with ErrCorrupt) and makes its content durable before
+// returning.
+func Open(path string) (*WAL, error) { return open(path, nil) }
+
+// open is Open with a hook that wraps the log file, for tests.
+func open(path string, wrap func(file) file) (_ *WAL, err error) {
+	ls, err := acquireLease(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ls.release())
+		}
+	}()
+	osf, err := os.OpenFile(path, os.O_RDWR, 0)
+	created := false
+	if errors.Is(err, fs.ErrNotExist) {
+		osf, err = create(path)
+		created = true
+	}
+	if err != nil {
+		return nil, fmt.Errorf("wal: open %s: %w", path, err)
+	}
+	var f file = osFile{osf}
+	if wrap != nil {
+		f = wrap(f)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, f.Close())
+		}
+	}()
+	st, err := osf.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("wal: stat %s: %w", path, err)
+	}
+	l, rec, err := inspect(f, st.Size(), path)
+	if err != nil {
+		return nil, err
+	}
+	w := &WAL{
+		path: path, lineage: l, seed: l.seed(), lease: ls, truncated: rec.size - rec.end,
+		f: f, end: rec.end, last: rec.last, marks: rec.marks,
+	}
+	if created {
+		return w, nil
+	}
+	if w.truncated > 0 {
+		if err := f.Truncate(rec.end); err != nil {
+			return nil, fmt.Errorf("wal: truncate torn tail of %s at %d: %w", path, rec.end, err)
+		}
+	}
+	// A previous writer may have died between its write and its fsync, and
+	// the truncation above is not durable yet: sync before anything read
+	// here is treated as durable. The directory sync covers a creator that
+	// died between its rename and its directory sync.
+	if err := f.Sync(); err != nil {
+		return nil, fmt.Errorf("wal: sync %s: %w", path, err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Lineage is the random identity of this incarnation of the log.
+func (w *WAL) Lineage() LineageID { return w.lineage }
+
+// Truncated is the number of bytes of torn tail Open cut off.
+func (w *WAL) Truncated() int64 { return w.truncated }
+
+// LastSeq is the sequence number of the last durable record, 0 when the log
+// is empty.
+func (w *WAL) LastSeq() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
+}
+
+// Append writes records as one batch in one write followed by one
+// fdatasync and returns the sequence number of the first; the others follow
+// densely. The records are durable when it returns nil. Any write or sync
+// error disables the WAL (see ErrDisabled); ErrTooLarge and ErrEmptyBatch
+// leave it usable.
+func (w *WAL) Append(records ...[]byte) (uint64, error) {
+	if len(records) == 0 {
+		return 0, ErrEmptyBatch
+	}
+	encoded := 0
+	for i, r := range records {
+		if len(r) > MaxRecordSize {
+			return 0, fmt.Errorf("%w: record %d is %d bytes, limit %d", ErrTooLarge, i, len(r), MaxRecordSize)
+		}
+		encoded += frameHeaderSize + len(r)
+	}
+	if encoded > MaxBatchSize {
+		return 0, fmt.Errorf("%w: batch encodes to %d bytes, limit %d", ErrTooLarge, encoded, MaxBatchSize)
+	}
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return 0, err
+	}
+	first := w.last + 1
+	buf := w.buf[:0]
+	var marks []int64
+	for i, r := range records {
+		seq := first + uint64(i)
+		if (seq-1)%markEvery == 0 {
+			marks = append(marks, w.end+int64(len(buf)))
+		}
+		buf = appendFrame(buf, w.seed, frameHeader{seq: seq, index: uint32(i), count: uint32(len(records))}, r)
+	}
+	if n, err := w.f.WriteAt(buf, w.end); err != nil || n != len(buf) {
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+		w.err = disabled(w.path, "write", w.end, err)
+		return 0, w.err
+	}
+	if err := w.f.Sync(); err != nil {
+		w.err = disabled(w.path, "fdatasync", w.end, err)
+		return 0, w.err
+	}
+	w.end += int64(len(buf))
+	w.last += uint64(len(records))
+	w.marks = append(w.marks, marks...)
+	if cap(buf) <= keepBuf {
+		w.buf = buf
+	} else {
+		w.buf = nil
+	}
+	return first, nil
+}
+
+// Replay calls fn with every durable record whose sequence number is at
+// least from (0 and 1 both mean from the start), in order, up to the last record durable when Replay was
+// called. fn may keep payload. Replay stops at fn's first error and returns
+// it unchanged. Records are checked again as they are read; damage that
+// appeared since Open is reported as a *CorruptError. fn may call Append.
+func (w *WAL) Replay(from uint64, fn func(seq uint64, payload []byte) error) error {
+	w.mu.Lock()
+	if err := w.usable(); err != nil {
+		w.mu.Unlock()
+		return err
+	}
+	f, end, last, marks := w.f, w.end, w.last, w.marks
+	w.mu.Unlock()
+
+	from = max(from, 1)
+	if from > last {
+		return nil
+	}
+	k := (from - 1) / markEvery // marks has an entry for every k up to (last-1)/markEvery
+	off, seq := marks[k], k*markEvery+1
+	br := bufio.NewReaderSize(io.NewSectionReader(f, off, end-off), readBufSize)
+	var hdr [frameHeaderSize]byte
+	for ; seq <= last; seq++ {
+		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+			return fmt.Errorf("wal: replay %s: read frame %d at %d: %w", w.path, seq, off, err)
+		}
+		h, ok := decodeFrameHeader(hdr[:], w.seed)
+		if !ok || h.seq != seq || h.size() > end-off {
+			return &CorruptError{Path: w.path, Offset: off, Reason: fmt.Sprintf("frame %d no longer validates", seq)}
+		}
+		if seq < from {
+			if _, err := br.Discard(int(h.length)); err != nil {
+				return fmt.Errorf("wal: replay %s: skip frame %d at %d: %w", w.path, seq, off, err)
+			}
+			off += h.size()
+			continue
+		}
+		payload := make([]byte, h.length)
+		if _, err := io.ReadFull(br, payload); err != nil {
+			return fmt.Errorf("wal: replay %s: read frame %d at %d: %w", w.path, seq, off, err)
+		}
+		if crc32.Update(w.seed, castagnoli, payload) != h.payloadCRC {
+			return &CorruptError{Path: w.path, Offset: off, Reason: fmt.Sprintf("payload of frame %d no longer validates", seq)}
+		}
+		if err := fn(seq, payload); err != nil {
+			return err
+		}
+		off += h.size()
+	}
+	return nil
+}
+
+// Close releases the file and the writer lease. On a disabled WAL it still
+// releases them and returns the sticky error.
+func (w *WAL) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	w.closed = true
+	return errors.Join(w.err, w.f.Close(), w.lease.release())
+}
+
+// usable reports why the WAL may not be used; w.mu must be held.
+func (w *WAL) usable() error {
+	if w.closed {
+		return ErrClosed
+	}
+	return w.err
+}
