@@ -21,6 +21,9 @@ func (b *Broker) Generate(ctx context.Context, model string, req *sdk.Request, o
 		}
 		return &api.Answer{}, err
 	}
+	if a, ok := out.(api.Announcer); ok {
+		out = &announcingSink{Sink: out, announcer: a, chain: ch.Name}
+	}
 	res, err := ch.Run(ctx, req, out)
 	ans := &api.Answer{Chain: ch.Name}
 	if res != nil {
@@ -40,4 +43,18 @@ func (b *Broker) Models(context.Context) []api.ModelInfo {
 		}
 	}
 	return out
+}
+
+// announcingSink tells the front door which provider answers just before
+// its first content goes out, so the x-axon-* headers are right on streams.
+type announcingSink struct {
+	sdk.Sink
+	announcer api.Announcer
+	chain     string
+}
+
+var _ chain.CommitListener = (*announcingSink)(nil)
+
+func (s *announcingSink) Commit(provider, model string, trail chain.Trail) {
+	s.announcer.Announce(api.Answer{Chain: s.chain, Provider: provider, Model: model, Trail: trail.String()})
 }

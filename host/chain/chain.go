@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/axonhq/axon/sdk"
@@ -37,6 +38,14 @@ type Hop struct {
 	// timeouts for this hop (a local model loading from an SD card needs
 	// longer than a hosted one).
 	FirstToken, Idle time.Duration
+}
+
+// CommitListener is implemented by an out sink that wants to know which hop
+// answers before that hop's first content reaches it: the front door sets
+// its x-axon-provider header from it. Commit runs on the provider's
+// goroutine, once per Run at most; trail holds the attempts before this one.
+type CommitListener interface {
+	Commit(provider, model string, trail Trail)
 }
 
 // Chain is an ordered list of hops tried one at a time. A Chain is not
@@ -206,8 +215,16 @@ func (c *Chain) try(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.
 		p.Idle = hop.Idle
 	}
 	s := &hopStream{ctx: ctx, out: out, clock: clk, policy: p, cancel: cancel}
-	if obs := c.Observer; obs != nil {
-		s.onCommit = func() { obs.OnFirstContent(c.Name, hop.Name) }
+	listener, _ := out.(CommitListener)
+	if obs := c.Observer; obs != nil || listener != nil {
+		s.onCommit = func() {
+			if obs != nil {
+				obs.OnFirstContent(c.Name, hop.Name)
+			}
+			if listener != nil {
+				listener.Commit(hop.Name, cmp.Or(s.model, hop.Model), slices.Clone(res.Trail))
+			}
+		}
 	}
 	start := clk.Now()
 	s.start()

@@ -1,0 +1,129 @@
+package broker
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/axonhq/axon/hcl/config"
+	"github.com/axonhq/axon/host/api"
+)
+
+// rig is a whole axon: config, broker with real plugin subprocesses, and
+// the front door on an httptest server.
+type rig struct {
+	t      *testing.T
+	broker *Broker
+	door   *httptest.Server
+	logs   *logBuffer
+}
+
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// newRig loads hclText (with %s replaced by a fresh state dir) and starts
+// everything; it is all torn down when the test ends.
+func newRig(t *testing.T, hclText string, opts Options) *rig {
+	t.Helper()
+	text := fmt.Sprintf("axon {\n  state_dir = %q\n  plugin_dir = %q\n}\n", t.TempDir(), binDir) + hclText
+	loader := config.NewLoader(config.Options{HomeDir: t.TempDir(), ExecutableDir: binDir})
+	cfg, diags := loader.Parse("e2e.hcl", []byte(text))
+	if diags.HasErrors() {
+		var b strings.Builder
+		config.WriteDiagnostics(&b, loader.Files(), diags)
+		t.Fatalf("config:\n%s", b.String())
+	}
+	logs := &logBuffer{}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "axon", Output: logs, Level: hclog.Debug})
+	if opts.Metrics == nil {
+		opts.Metrics = NewMetrics()
+	}
+	b, err := New(cfg, nil, logger, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	door := httptest.NewServer(api.New(b, api.WithMetrics(opts.Metrics.Handler()), api.WithObserver(opts.Metrics)))
+	r := &rig{t: t, broker: b, door: door, logs: logs}
+	t.Cleanup(func() {
+		door.Close()
+		b.Close()
+		if t.Failed() {
+			t.Logf("host log:\n%s", logs)
+		}
+	})
+	return r
+}
+
+// response is what a client saw.
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (r *rig) post(path, body string) response {
+	r.t.Helper()
+	resp, err := http.Post(r.door.URL+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+func chatBody(model string, stream bool) string {
+	return fmt.Sprintf(`{"model":%q,"stream":%v,"messages":[{"role":"user","content":"Say hello."}]}`, model, stream)
+}
+
+// chatText is the assistant text of a non-streaming chat completion.
+func chatText(t *testing.T, body string) string {
+	t.Helper()
+	var c struct {
+		Model   string `json:"model"`
+		Choices []struct {
+			Message struct {
+				Content string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal([]byte(body), &c); err != nil || len(c.Choices) == 0 {
+		t.Fatalf("not a chat completion: %v\n%s", err, body)
+	}
+	return c.Choices[0].Message.Content
+}
+
+// sseData returns the data payloads of an SSE body.
+func sseData(body string) []string {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(body))
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
