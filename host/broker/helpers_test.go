@@ -1,6 +1,9 @@
 package broker
 
 import (
+	"time"
+
+	"github.com/axonhq/axon/host/supervisor"
 	"io"
 	"net/http"
 	"strconv"
@@ -9,3 +12,7 @@ import (
 func strconvItoa(n int) string { return strconv.Itoa(n) }
 
 func io_Copy(w io.Writer, resp *http.Response) (int64, error) { return io.Copy(w, resp.Body) }
+
+func supervisorFast() supervisor.Options {
+	return supervisor.Options{BackoffBase: time.Millisecond}
+}

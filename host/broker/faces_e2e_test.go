@@ -1,0 +1,132 @@
+package broker
+
+import (
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/axonhq/axon/host/faces"
+)
+
+// frames lists the expressions the png display plugin has written, in order.
+func frames(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	re := regexp.MustCompile(`^frame-[0-9]+-([a-z_]+)\.png$`)
+	var out []string
+	for _, e := range entries { // ReadDir sorts by name: by frame number
+		if m := re.FindStringSubmatch(e.Name()); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// waitFrames waits until the display has drawn want as its newest frames.
+// Polling the directory is the only way to observe a separate process's
+// files; the deadline only guards against a hang.
+func waitFrames(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got := frames(dir)
+		if len(got) >= len(want) && slices.Equal(got[len(got)-len(want):], want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("display frames %v, want them to end with %v", got, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func withDisplay(dir string) string {
+	return `
+display "face" {
+  plugin   = "png"
+  dir      = "` + dir + `"
+  keep_all = true
+}
+`
+}
+
+// TestFacesFollowTheTurn: the upstream waits, at each phase of the turn,
+// until the png display (a real plugin process) has drawn that phase.
+func TestFacesFollowTheTurn(t *testing.T) {
+	dir := t.TempDir()
+	first := newUpstream(t, nil)
+	second := newUpstream(t, anthropicText("claude-test", "unused"))
+	first.script(func(w http.ResponseWriter, r *http.Request) {
+		waitFrames(t, dir, "thinking")
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, `data: {"id":"c","model":"gpt-test","choices":[{"index":0,"delta":{"content":"hello"}}]}`+"\n\n")
+		waitFrames(t, dir, "thinking", "speaking")
+		sse(w, `data: {"id":"c","model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n", "data: [DONE]\n\n")
+	})
+	r := newRig(t, twoProviders(first, second, withDisplay(dir)), Options{Faces: faces.Options{HappyFor: time.Millisecond}})
+	waitFrames(t, dir, "idle")
+	resp := r.post("/v1/chat/completions", chatBody("default", true))
+	if resp.status != http.StatusOK || !strings.Contains(resp.body, "hello") {
+		t.Fatalf("%d %s", resp.status, resp.body)
+	}
+	waitFrames(t, dir, "idle", "thinking", "speaking", "happy", "idle")
+}
+
+func TestDegradedFaceAndRecovery(t *testing.T) {
+	dir := t.TempDir()
+	first := newUpstream(t, status(503, nil, `{"error":{"message":"down","type":"server_error"}}`))
+	second := newUpstream(t, status(529, nil, anthropicOverloaded))
+	r := newRig(t, twoProviders(first, second, withDisplay(dir)), Options{Faces: faces.Options{HappyFor: time.Hour}})
+	if resp := r.post("/v1/chat/completions", chatBody("default", false)); resp.status != http.StatusServiceUnavailable {
+		t.Fatalf("exhausted: %d", resp.status)
+	}
+	waitFrames(t, dir, "degraded")
+	second.script(anthropicText("claude-test", "better now"))
+	if resp := r.post("/v1/chat/completions", chatBody("default", false)); resp.status != http.StatusOK {
+		t.Fatalf("recovery: %d %s", resp.status, resp.body)
+	}
+	waitFrames(t, dir, "happy")
+}
+
+// TestDisplayKilledMidTurn: the display plugin is SIGKILLed while a turn
+// runs; the turn still answers in full, and the face comes back on a
+// restarted plugin.
+func TestDisplayKilledMidTurn(t *testing.T) {
+	dir := t.TempDir()
+	var r *rig
+	var killed int
+	first := newUpstream(t, nil)
+	first.script(func(w http.ResponseWriter, req *http.Request) {
+		waitFrames(t, dir, "thinking")
+		in, _ := r.broker.Supervisor().Instance("face")
+		killed = in.Pid()
+		syscall.Kill(killed, syscall.SIGKILL)
+		openaiText("gpt-test", "still", "answering")(w, req)
+	})
+	second := newUpstream(t, anthropicText("claude-test", "unused"))
+	r = newRig(t, twoProviders(first, second, withDisplay(dir)), Options{
+		Faces:      faces.Options{HappyFor: time.Hour},
+		Supervisor: supervisorFast(),
+	})
+	waitFrames(t, dir, "idle")
+	resp := r.post("/v1/chat/completions", chatBody("default", false))
+	if resp.status != http.StatusOK || chatText(t, resp.body) != "still answering" {
+		t.Fatalf("the turn failed with the display: %d %s", resp.status, resp.body)
+	}
+	if killed == 0 {
+		t.Fatal("display plugin was not running")
+	}
+	// A later frame is drawn by a new display process.
+	if resp := r.post("/v1/chat/completions", chatBody("default", false)); resp.status != http.StatusOK {
+		t.Fatal(resp.body)
+	}
+	waitFrames(t, dir, "happy")
+	in, _ := r.broker.Supervisor().Instance("face")
+	if pid := in.Pid(); pid == 0 || pid == killed {
+		t.Errorf("display pid %d after the kill (killed %d)", pid, killed)
+	}
+}
