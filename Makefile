@@ -38,7 +38,8 @@ test: vet
 	CGO_ENABLED=1 $(GO) test -count=1 -race -timeout 10m ./sdk/... ./host/...
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/... ./sdk/...
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/supervisor/ ./host/broker/
+	$(GO) test -run '^$$' -bench . -benchmem ./host/chain/ ./host/wal/ ./host/api/
 	$(GO) test -run '^$$' -bench . -benchmem ./plugins/...
 
 # Regenerates sdk/internal/pb from plugin.proto. Needs protoc (Debian
@@ -49,6 +50,22 @@ proto:
 	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install $(PROTOC_GEN_GO_GRPC)
 	cd sdk/internal/pb && PATH="$(CURDIR)/$(BIN)/tools:$$PATH" $(GO) generate .
 	cd sdk && $(GO) generate .
+
+# Cross-compiles axon and every plugin for the Raspberry Pi (linux/arm64).
+PI_DIR := $(BIN)/linux-arm64
+pi:
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(PI_DIR)/axon ./host/cmd/axon
+	@for d in $(PLUGIN_DIRS); do \
+		echo "build $(PI_DIR)/axon-$$(basename $$d)"; \
+		GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(PI_DIR)/axon-$$(basename $$d) ./$$d || exit 1; \
+	done
+
+# Runs the renderer, panel driver and display plugin tests as arm64 binaries
+# under qemu (Debian's qemu-user-static, installed here when missing).
+ARM64_PKGS := ./hardware/... ./plugins/display-epd/ ./plugins/display-png/ ./plugins/display-term/
+test-arm64:
+	command -v qemu-aarch64-static >/dev/null || { apt-get update && apt-get install -y qemu-user-static; }
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -exec qemu-aarch64-static $(ARM64_PKGS)
 
 clean:
 	rm -rf $(BIN)

@@ -21,7 +21,7 @@ import (
 // rig is a whole axon: config, broker with real plugin subprocesses, and
 // the front door on an httptest server.
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	broker *Broker
 	door   *httptest.Server
 	logs   *logBuffer
@@ -46,7 +46,7 @@ func (l *logBuffer) String() string {
 
 // newRig loads hclText (with %s replaced by a fresh state dir) and starts
 // everything; it is all torn down when the test ends.
-func newRig(t *testing.T, hclText string, opts Options) *rig {
+func newRig(t testing.TB, hclText string, opts Options) *rig {
 	t.Helper()
 	text := fmt.Sprintf("axon {\n  state_dir = %q\n  plugin_dir = %q\n}\n", t.TempDir(), binDir) + hclText
 	loader := config.NewLoader(config.Options{HomeDir: t.TempDir(), ExecutableDir: binDir})
