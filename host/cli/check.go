@@ -44,7 +44,7 @@ func (g *globals) check(ctx context.Context) error {
 			failed++
 			var ce *broker.ConfigError
 			if errors.As(err, &ce) {
-				config.WriteDiagnostics(g.stderr, nil, ce.Diags)
+				config.WriteDiagnostics(g.stderr, g.files, ce.Diags)
 			} else {
 				fmt.Fprintf(g.stderr, "%s %q: %v\n", pb.Kind, pb.Name, err)
 			}

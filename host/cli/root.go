@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/axonhq/axon/hcl/config"
@@ -32,6 +33,7 @@ type env struct {
 type globals struct {
 	env
 	configFlag string
+	files      map[string]*hcl.File // sources of the loaded configuration, for diagnostics
 	pluginDir  string
 	logLevel   string
 }
@@ -82,6 +84,7 @@ func newRoot(g *globals) *cobra.Command {
 func (g *globals) load() (*config.Config, *config.Lock, error) {
 	loader := config.NewLoader(config.Options{LookupEnv: g.lookupEnv, HomeDir: g.home, ExecutableDir: g.exeDir})
 	cfg, diags := loader.Load(g.configFlag)
+	g.files = loader.Files()
 	if len(diags) > 0 {
 		config.WriteDiagnostics(g.stderr, loader.Files(), diags)
 	}
