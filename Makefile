@@ -39,6 +39,7 @@ test: vet
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/supervisor/ ./host/broker/
+	$(GO) test -run '^$$' -bench IdleRSS -benchtime 1x ./host/cli/
 	$(GO) test -run '^$$' -bench . -benchmem ./host/chain/ ./host/wal/ ./host/api/
 	$(GO) test -run '^$$' -bench . -benchmem ./plugins/...
 

@@ -70,7 +70,7 @@ func writeConfig(t *testing.T, text string) string {
 	return p
 }
 
-func openaiUpstream(t *testing.T, status int, body string) *httptest.Server {
+func openaiUpstream(t testing.TB, status int, body string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		if status != http.StatusOK {
