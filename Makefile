@@ -6,9 +6,10 @@ BIN     ?= bin
 GOFLAGS ?=
 export CGO_ENABLED ?= 0
 
-# Every directory with a main.go under plugins/ and examples/ is a plugin:
+# Every directory with a main.go under plugins/ and examples/ is a plugin
+# (examples/client-* are client programs, not plugins):
 # plugins/provider-openai -> bin/axon-provider-openai.
-PLUGIN_DIRS := $(patsubst %/main.go,%,$(wildcard plugins/*/main.go examples/*/main.go))
+PLUGIN_DIRS := $(filter-out examples/client-%,$(patsubst %/main.go,%,$(wildcard plugins/*/main.go examples/*/main.go)))
 
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2

@@ -44,8 +44,7 @@ func (g *globals) listPlugins(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("plugin dir: %w", err)
 	}
-	sup := supervisor.New(g.logger().Named("plugins"), supervisor.Options{})
-	defer sup.Close()
+	logger := g.logger().Named("plugins")
 	w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tKIND\tVERSION\tPATH\tSHA256")
 	var names []string
@@ -63,14 +62,11 @@ func (g *globals) listPlugins(ctx context.Context) error {
 			return err
 		}
 		version, name := "?", n
-		if err := sup.Add(supervisor.Spec{Name: n, Kind: sdk.Kind(kind), Path: path, Sandbox: supervisor.Sandbox(cfg.Axon.Sandbox)}); err == nil {
-			in, _ := sup.Instance(n)
-			if info, err := in.Info(ctx); err == nil {
-				version, name = info.Version, info.Name
-			} else {
-				version = "error: " + err.Error()
-			}
-			in.Stop()
+		info, err := supervisor.Probe(ctx, logger, supervisor.Spec{Name: n, Kind: sdk.Kind(kind), Path: path, Sandbox: supervisor.Sandbox(cfg.Axon.Sandbox)})
+		if err != nil {
+			version = "error: " + err.Error()
+		} else {
+			version, name, kind = info.Version, info.Name, string(info.Kind)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", name, kind, version, path, sum)
 	}

@@ -308,3 +308,31 @@ func (in *Instance) close() {
 	in.mu.Unlock()
 	in.Stop()
 }
+
+// Probe launches sp's binary with the same hardening as a real instance,
+// asks for its Info, and kills it: nothing is configured and no egress is
+// granted. `axon plugins` lists binaries with it.
+func Probe(ctx context.Context, logger hclog.Logger, sp Spec) (spec.Info, error) {
+	if sp.Sandbox == "" {
+		sp.Sandbox = SandboxNetNS
+	}
+	opts := Options{}
+	opts.defaults()
+	in := newInstance(sp, logger, &opts)
+	if sp.SHA256 != nil {
+		if err := checkSum(sp.Path, sp.SHA256); err != nil {
+			return spec.Info{}, err
+		}
+	}
+	client := plugin.NewClient(in.clientConfig())
+	defer client.Kill()
+	rpc, err := client.Client()
+	if err != nil {
+		return spec.Info{}, fmt.Errorf("start %s: %w", sp.Path, sandboxError(sp.Sandbox, sp.Name, err))
+	}
+	raw, err := rpc.Dispense(pluginrpc.NameBase)
+	if err != nil {
+		return spec.Info{}, err
+	}
+	return raw.(*pluginrpc.BaseClient).Info(ctx)
+}

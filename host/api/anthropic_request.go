@@ -1,0 +1,359 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// anthropicDialect is the Anthropic Messages wire format.
+type anthropicDialect struct{}
+
+var _ dialect = anthropicDialect{}
+
+func (anthropicDialect) idPrefix() string { return "msg_" }
+
+func (anthropicDialect) errorBody(e *wireError) (int, []byte) { return e.anthropic() }
+
+// anthropicRequest is the part of a Messages request axon reads. Fields it
+// does not know (metadata, service_tier, ...) are ignored.
+type anthropicRequest struct {
+	Model         string                `json:"model"`
+	MaxTokens     *int                  `json:"max_tokens"`
+	System        json.RawMessage       `json:"system"`
+	Messages      []anthropicMessage    `json:"messages"`
+	Tools         []anthropicTool       `json:"tools"`
+	ToolChoice    *anthropicToolChoice  `json:"tool_choice"`
+	Temperature   *float64              `json:"temperature"`
+	StopSequences []string              `json:"stop_sequences"`
+	Stream        bool                  `json:"stream"`
+	Thinking      *anthropicThinkingOpt `json:"thinking"`
+	// Passed to the provider plugins through sdk.Request.Options.
+	TopP json.RawMessage `json:"top_p"`
+	TopK json.RawMessage `json:"top_k"`
+}
+
+type anthropicMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// anthropicBlock is any content block; Type says which fields apply.
+type anthropicBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Source    *anthropicImage `json:"source"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+}
+
+type anthropicImage struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
+}
+
+type anthropicTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+type anthropicToolChoice struct {
+	Type                   string `json:"type"`
+	Name                   string `json:"name"`
+	DisableParallelToolUse bool   `json:"disable_parallel_tool_use"`
+}
+
+type anthropicThinkingOpt struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens"`
+}
+
+// decode turns a Messages request into a call.
+func (anthropicDialect) decode(body []byte) (*call, error) {
+	var w anthropicRequest
+	if err := decodeBody(body, &w); err != nil {
+		return nil, err
+	}
+	if w.Model == "" {
+		return nil, missing("model")
+	}
+	if w.MaxTokens == nil {
+		return nil, missing("max_tokens")
+	}
+	if *w.MaxTokens < 1 {
+		return nil, invalidf("max_tokens", "want at least 1, got %d", *w.MaxTokens)
+	}
+	if len(w.Messages) == 0 {
+		return nil, missing("messages")
+	}
+	req := &sdk.Request{MaxTokens: *w.MaxTokens, Temperature: w.Temperature, StopSequences: w.StopSequences}
+	var err error
+	if req.System, err = anthropicSystem(w.System); err != nil {
+		return nil, err
+	}
+	if req.Messages, err = anthropicMessages(w.Messages); err != nil {
+		return nil, err
+	}
+	if req.Tools, err = anthropicTools(w.Tools); err != nil {
+		return nil, err
+	}
+	if err = anthropicChoice(req, w.ToolChoice); err != nil {
+		return nil, err
+	}
+	switch t := w.Thinking; {
+	case t == nil:
+	case t.Type == "enabled":
+		setOption(req, "thinking_budget", mustJSON(t.BudgetTokens))
+	case t.Type == "disabled":
+		setOption(req, "thinking_budget", json.RawMessage("0"))
+	}
+	setOption(req, "top_p", w.TopP)
+	setOption(req, "top_k", w.TopK)
+	return &call{model: w.Model, req: req, stream: w.Stream}, nil
+}
+
+// anthropicSystem reads system: a string or a list of text blocks.
+func anthropicSystem(raw json.RawMessage) (string, error) {
+	if absent(raw) {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var blocks []anthropicBlock
+	if err := decodeField("system", raw, &blocks, "a string or a list of text blocks"); err != nil {
+		return "", err
+	}
+	texts := make([]string, 0, len(blocks))
+	for i, b := range blocks {
+		if b.Type != "text" {
+			return "", unsupportedf(fmt.Sprintf("system[%d].type", i), "%q is not supported: only text", b.Type)
+		}
+		texts = append(texts, b.Text)
+	}
+	return strings.Join(texts, "\n\n"), nil
+}
+
+// anthropicMessages reads the conversation. The tool_result blocks of a
+// user turn become a canonical tool turn ahead of the rest of that turn,
+// which is where the Messages API requires them to be anyway.
+func anthropicMessages(in []anthropicMessage) ([]sdk.Message, error) {
+	out := make([]sdk.Message, 0, len(in))
+	names := toolNames{}
+	for i, m := range in {
+		param := fmt.Sprintf("messages[%d]", i)
+		blocks, err := anthropicContent(param+".content", m.Content)
+		if err != nil {
+			return nil, err
+		}
+		switch m.Role {
+		case "user":
+			var results, rest []sdk.Part
+			for j, b := range blocks {
+				p, err := anthropicUserPart(fmt.Sprintf("%s.content[%d]", param, j), b, names)
+				if err != nil {
+					return nil, err
+				}
+				if _, ok := p.(sdk.ToolResult); ok {
+					results = append(results, p)
+				} else {
+					rest = append(rest, p)
+				}
+			}
+			if len(results) > 0 {
+				out = append(out, sdk.Message{Role: sdk.RoleTool, Parts: results})
+			}
+			if len(rest) > 0 || len(results) == 0 {
+				out = append(out, sdk.Message{Role: sdk.RoleUser, Parts: rest})
+			}
+		case "assistant":
+			parts := make([]sdk.Part, 0, len(blocks))
+			for j, b := range blocks {
+				p, err := anthropicAssistantPart(fmt.Sprintf("%s.content[%d]", param, j), b, names)
+				if err != nil {
+					return nil, err
+				}
+				parts = append(parts, p)
+			}
+			out = append(out, sdk.Message{Role: sdk.RoleAssistant, Parts: parts})
+		case "":
+			return nil, missing(param + ".role")
+		default:
+			return nil, invalidf(param+".role", `unknown role %q: want "user" or "assistant" (the system prompt is the top-level system field)`, m.Role)
+		}
+	}
+	return out, nil
+}
+
+// anthropicContent reads content: a string (one text block) or blocks.
+func anthropicContent(param string, raw json.RawMessage) ([]anthropicBlock, error) {
+	if absent(raw) {
+		return nil, missing(param)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []anthropicBlock{{Type: "text", Text: s}}, nil
+	}
+	var blocks []anthropicBlock
+	if err := decodeField(param, raw, &blocks, "a string or a list of content blocks"); err != nil {
+		return nil, err
+	}
+	return blocks, nil
+}
+
+func anthropicUserPart(param string, b anthropicBlock, names toolNames) (sdk.Part, error) {
+	switch b.Type {
+	case "text":
+		return sdk.Text{Text: b.Text}, nil
+	case "image":
+		return anthropicImagePart(param+".source", b.Source)
+	case "tool_result":
+		if b.ToolUseID == "" {
+			return nil, missing(param + ".tool_use_id")
+		}
+		content, err := anthropicResultContent(param+".content", b.Content)
+		if err != nil {
+			return nil, err
+		}
+		return sdk.ToolResult{CallID: b.ToolUseID, Name: names[b.ToolUseID], Content: content, IsError: b.IsError}, nil
+	}
+	return nil, unsupportedf(param+".type", "%q is not supported in a user turn: only text, image and tool_result", b.Type)
+}
+
+func anthropicAssistantPart(param string, b anthropicBlock, names toolNames) (sdk.Part, error) {
+	switch b.Type {
+	case "text":
+		return sdk.Text{Text: b.Text}, nil
+	case "thinking":
+		return sdk.Reasoning{Text: b.Thinking, Signature: b.Signature}, nil
+	case "redacted_thinking":
+		if b.Data == "" {
+			return nil, missing(param + ".data")
+		}
+		return sdk.Reasoning{Redacted: b.Data}, nil
+	case "tool_use":
+		if b.ID == "" {
+			return nil, missing(param + ".id")
+		}
+		if b.Name == "" {
+			return nil, missing(param + ".name")
+		}
+		input, err := toolInput(param+".input", b.Input)
+		if err != nil {
+			return nil, err
+		}
+		names.add(b.ID, b.Name)
+		return sdk.ToolCall{ID: b.ID, Name: b.Name, Input: input}, nil
+	}
+	return nil, unsupportedf(param+".type", "%q is not supported in an assistant turn: only text, thinking, redacted_thinking and tool_use", b.Type)
+}
+
+func anthropicImagePart(param string, src *anthropicImage) (sdk.Part, error) {
+	if src == nil {
+		return nil, missing(param)
+	}
+	switch src.Type {
+	case "base64":
+		if src.MediaType == "" {
+			return nil, missing(param + ".media_type")
+		}
+		return base64Image(param+".data", src.MediaType, src.Data)
+	case "url":
+		return remoteImage(param+".url", src.URL)
+	}
+	return nil, unsupportedf(param+".type", "%q is not supported: only base64 and url", src.Type)
+}
+
+// anthropicResultContent reads a tool result's content: a string, or text
+// and image blocks.
+func anthropicResultContent(param string, raw json.RawMessage) ([]sdk.Part, error) {
+	if absent(raw) {
+		return nil, nil
+	}
+	blocks, err := anthropicContent(param, raw)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]sdk.Part, 0, len(blocks))
+	for i, b := range blocks {
+		bp := fmt.Sprintf("%s[%d]", param, i)
+		switch b.Type {
+		case "text":
+			parts = append(parts, sdk.Text{Text: b.Text})
+		case "image":
+			img, err := anthropicImagePart(bp+".source", b.Source)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, img)
+		default:
+			return nil, unsupportedf(bp+".type", "%q is not supported in a tool result: only text and image", b.Type)
+		}
+	}
+	return parts, nil
+}
+
+// anthropicTools reads client tools. Anthropic's server tools (web search,
+// code execution, ...) run on Anthropic's side and cannot cross providers.
+func anthropicTools(tools []anthropicTool) ([]sdk.ToolSpec, error) {
+	out := make([]sdk.ToolSpec, 0, len(tools))
+	for i, t := range tools {
+		param := fmt.Sprintf("tools[%d]", i)
+		if t.Type != "" && t.Type != "custom" {
+			return nil, unsupportedf(param+".type", "server tool %q is not supported: only client tools with an input_schema", t.Type)
+		}
+		if t.Name == "" {
+			return nil, missing(param + ".name")
+		}
+		s, err := schema(param+".input_schema", t.InputSchema)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sdk.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: s})
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// anthropicChoice reads tool_choice: auto, any, none, or tool with a name.
+// disable_parallel_tool_use travels as the parallel_tool_calls option.
+func anthropicChoice(req *sdk.Request, c *anthropicToolChoice) error {
+	if c == nil {
+		return nil
+	}
+	switch c.Type {
+	case "auto", "":
+		req.ToolChoice = sdk.ToolChoice{Mode: sdk.ToolChoiceAuto}
+	case "any":
+		req.ToolChoice = sdk.ToolChoice{Mode: sdk.ToolChoiceRequired}
+	case "none":
+		req.ToolChoice = sdk.ToolChoice{Mode: sdk.ToolChoiceNone}
+	case "tool":
+		if c.Name == "" {
+			return missing("tool_choice.name")
+		}
+		req.ToolChoice = sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: c.Name}
+	default:
+		return invalidf("tool_choice.type", `unknown type %q: want "auto", "any", "none" or "tool"`, c.Type)
+	}
+	if c.DisableParallelToolUse {
+		setOption(req, "parallel_tool_calls", json.RawMessage("false"))
+	}
+	return nil
+}

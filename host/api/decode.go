@@ -1,0 +1,127 @@
+package api
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// Helpers shared by the two request decoders.
+
+// absent reports whether a raw JSON field was left out or set to null.
+func absent(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// decodeBody parses a request body into v, with a clear message for the
+// usual mistakes.
+func decodeBody(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return &wireError{kind: kindInvalid, code: "invalid_json", message: "the request body is empty: send a JSON object"}
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
+			return invalidf(te.Field, "want %s, got JSON %s", te.Type, te.Value)
+		}
+		return invalidJSON(err)
+	}
+	return nil
+}
+
+// decodeField parses one raw field into v.
+func decodeField(param string, raw json.RawMessage, v any, want string) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return invalidf(param, "want %s", want)
+	}
+	return nil
+}
+
+// base64Image decodes an inline image. Standard base64 with or without
+// padding is accepted, and URL-safe base64 too, since clients differ.
+func base64Image(param, mediaType, data string) (sdk.Image, error) {
+	data = strings.TrimSpace(data)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(data); err == nil {
+			return sdk.Image{MediaType: mediaType, Data: b}, nil
+		}
+	}
+	return sdk.Image{}, invalidf(param, "the image data is not valid base64")
+}
+
+// dataURLImage decodes a "data:image/png;base64,...." URL.
+func dataURLImage(param, url string) (sdk.Image, error) {
+	head, data, ok := strings.Cut(strings.TrimPrefix(url, "data:"), ",")
+	mediaType, isBase64 := strings.CutSuffix(head, ";base64")
+	if !ok || !isBase64 {
+		return sdk.Image{}, invalidf(param, "a data URL must look like data:<media type>;base64,<data>")
+	}
+	return base64Image(param, mediaType, data)
+}
+
+// remoteImage accepts an http(s) image URL, which providers fetch themselves.
+func remoteImage(param, url string) (sdk.Image, error) {
+	if !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "http://") {
+		return sdk.Image{}, invalidf(param, "want an http(s) URL or a data URL")
+	}
+	return sdk.Image{URL: url}, nil
+}
+
+// toolInput checks a tool call's input from the conversation history: a
+// JSON object, "{}" when empty.
+func toolInput(param string, raw []byte) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	if !json.Valid(raw) || raw[0] != '{' {
+		return nil, invalidf(param, "want a JSON object, got %s", abbreviate(raw))
+	}
+	return json.RawMessage(raw), nil
+}
+
+// schema checks a tool's JSON Schema: absent, or a JSON object.
+func schema(param string, raw json.RawMessage) (json.RawMessage, error) {
+	if absent(raw) {
+		return nil, nil
+	}
+	raw = bytes.TrimSpace(raw)
+	if raw[0] != '{' {
+		return nil, invalidf(param, "want a JSON Schema object")
+	}
+	return raw, nil
+}
+
+// setOption puts a client knob into the request's Options when it was
+// sent, for the provider plugins that know it.
+func setOption(req *sdk.Request, name string, raw json.RawMessage) {
+	if absent(raw) {
+		return
+	}
+	if req.Options == nil {
+		req.Options = map[string]json.RawMessage{}
+	}
+	req.Options[name] = bytes.TrimSpace(raw)
+}
+
+// abbreviate quotes at most 40 bytes of b for an error message.
+func abbreviate(b []byte) string {
+	if len(b) > 40 {
+		return fmt.Sprintf("%q...", b[:40])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// toolNames maps tool call ids to tool names, so a result can name the tool
+// it answers (some wire formats want the name).
+type toolNames map[string]string
+
+func (n toolNames) add(id, name string) {
+	if id != "" {
+		n[id] = name
+	}
+}

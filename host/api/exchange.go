@@ -1,0 +1,254 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// dialect is one client wire format.
+type dialect interface {
+	// decode parses a request body; its errors are *wireError.
+	decode(body []byte) (*call, error)
+	// errorBody renders a failure as a status and a JSON body.
+	errorBody(e *wireError) (int, []byte)
+	// idPrefix starts the ids of responses ("chatcmpl-", "msg_").
+	idPrefix() string
+	// whole renders a complete, non-streamed answer.
+	whole(m meta, t *turn) ([]byte, error)
+	// stream starts the writer of a streamed answer.
+	stream(m meta, c *call) streamEncoder
+}
+
+// call is a decoded client request.
+type call struct {
+	model        string // the model field as sent
+	req          *sdk.Request
+	stream       bool
+	includeUsage bool // OpenAI stream_options.include_usage
+}
+
+// meta names one response.
+type meta struct {
+	id      string
+	created int64  // Unix seconds
+	model   string // the model that answered, as well as it is known
+}
+
+// streamEncoder writes the SSE frames of one streamed answer. Each method
+// appends complete frames to b and returns it; the exchange writes and
+// flushes them after every event.
+type streamEncoder interface {
+	open(b []byte, t *turn) []byte                // the frames before any content
+	event(b []byte, t *turn, ev sdk.Event) []byte // one content event
+	end(b []byte, t *turn) []byte                 // the end of a complete answer
+	fail(b []byte, e *wireError) []byte           // the end of a broken one
+}
+
+// exchange is the sink a Backend writes one request's answer into. For a
+// stream it writes the headers when the first content event arrives, then
+// frames as events come; for a whole response it collects until finish.
+// Sends are serialised, and refused once the response is finished.
+type exchange struct {
+	cfg   config
+	w     *recorder
+	d     dialect
+	c     *call
+	id    string
+	chain string // the chain the requested model names, until the backend says
+
+	mu     sync.Mutex
+	turn   turn
+	ann    Answer
+	enc    streamEncoder // set once the stream has started
+	buf    []byte
+	closed bool
+	werr   error // writing to the client failed
+}
+
+var (
+	_ sdk.Sink  = (*exchange)(nil)
+	_ Announcer = (*exchange)(nil)
+)
+
+func newExchange(cfg config, w *recorder, d dialect, c *call, model string) *exchange {
+	chain, _, _ := strings.Cut(model, "/")
+	return &exchange{
+		cfg: cfg, w: w, d: d, c: c, chain: chain,
+		id:   d.idPrefix() + cfg.newID(),
+		turn: turn{keepParts: !c.stream, newID: cfg.newID},
+	}
+}
+
+// Announce implements Announcer.
+func (x *exchange) Announce(a Answer) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.ann = mergeAnswer(x.ann, a)
+}
+
+// Send implements sdk.Sink.
+func (x *exchange) Send(_ context.Context, ev sdk.Event) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return sdk.Permanentf("event %q after the response was finished", ev.Type)
+	}
+	if x.werr != nil {
+		return x.werr
+	}
+	ev, err := x.turn.add(ev)
+	if err != nil {
+		return err
+	}
+	x.w.rec.Events++
+	if !x.c.stream || !isContent(ev.Type) {
+		return nil
+	}
+	if x.enc == nil {
+		x.begin()
+	}
+	x.buf = x.enc.event(x.buf, &x.turn, ev)
+	return x.flush()
+}
+
+func isContent(t sdk.EventType) bool {
+	return t == sdk.EventTextDelta || t == sdk.EventReasoningDelta || t == sdk.EventToolCall
+}
+
+// begin starts a stream: headers, status, and the opening frames, which go
+// out with the first event's.
+func (x *exchange) begin() {
+	h := x.w.Header()
+	x.setAxonHeaders(h)
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // reverse proxies must not hold frames back
+	x.w.WriteHeader(http.StatusOK)
+	x.w.rec.FirstByte = x.cfg.now().Sub(x.w.start)
+	x.enc = x.d.stream(x.meta(), x.c)
+	x.buf = x.enc.open(x.buf, &x.turn)
+}
+
+// flush writes the pending frames and pushes them to the client.
+func (x *exchange) flush() error {
+	if len(x.buf) == 0 {
+		return nil
+	}
+	_, err := x.w.Write(x.buf)
+	x.buf = x.buf[:0]
+	if err == nil {
+		err = x.w.flush()
+	}
+	if err != nil {
+		x.werr = sdk.Permanentf("writing to the client: %v", err)
+		return x.werr
+	}
+	return nil
+}
+
+// finish completes the response once Generate has returned ans and err.
+func (x *exchange) finish(ans *Answer, err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.closed = true
+	if ans != nil {
+		x.ann = mergeAnswer(x.ann, *ans)
+	}
+	x.w.rec.Provider, x.w.rec.Chain = x.ann.Provider, x.chainName()
+	if err == nil && !x.turn.finished {
+		err = noFinishError()
+	}
+	switch {
+	case err != nil:
+		x.fail(classify(err))
+	case x.c.stream:
+		if x.enc == nil {
+			x.begin() // an answer without content is still an answer
+		}
+		x.buf = x.enc.end(x.buf, &x.turn)
+		x.setTrailer()
+		_ = x.flush() // a client that left sees nothing; the record says Canceled
+	default:
+		body, err := x.d.whole(x.meta(), &x.turn)
+		if err != nil {
+			x.fail(classify(sdk.Permanentf("rendering the answer: %v", err)))
+			return
+		}
+		x.setAxonHeaders(x.w.Header())
+		writeJSON(x.w, http.StatusOK, body)
+	}
+}
+
+// fail reports e: as an HTTP error while nothing was sent, and in band, as
+// the stream's last frame, once the stream has started.
+func (x *exchange) fail(e *wireError) {
+	x.w.rec.Class, x.w.rec.Committed = e.class, e.committed
+	if x.enc == nil {
+		x.setAxonHeaders(x.w.Header())
+		writeError(x.w, x.d, e)
+		return
+	}
+	x.w.rec.InBand, x.w.rec.Code = true, e.code
+	x.buf = x.enc.fail(x.buf, e)
+	x.setTrailer()
+	_ = x.flush()
+}
+
+func (x *exchange) meta() meta {
+	model := x.turn.model
+	if model == "" {
+		model = x.ann.Model
+	}
+	if model == "" {
+		model = x.c.model
+	}
+	return meta{id: x.id, created: x.cfg.now().Unix(), model: model}
+}
+
+func (x *exchange) chainName() string {
+	if x.ann.Chain != "" {
+		return x.ann.Chain
+	}
+	return x.chain
+}
+
+// setAxonHeaders names who answered: set before the first byte of a
+// response, from what the backend announced or returned.
+func (x *exchange) setAxonHeaders(h http.Header) {
+	setIf(h, "x-axon-chain", x.chainName())
+	setIf(h, "x-axon-provider", x.ann.Provider)
+	setIf(h, "x-axon-trail", x.ann.Trail)
+}
+
+// setTrailer sends the final trail at the end of a stream: the header went
+// out when the first event did, before the chain had finished.
+func (x *exchange) setTrailer() {
+	setIf(x.w.Header(), http.TrailerPrefix+"x-axon-trail", x.ann.Trail)
+}
+
+func setIf(h http.Header, key, value string) {
+	if value != "" {
+		h.Set(key, value)
+	}
+}
+
+// mergeAnswer updates a with the fields b sets.
+func mergeAnswer(a, b Answer) Answer {
+	if b.Provider != "" {
+		a.Provider = b.Provider
+	}
+	if b.Model != "" {
+		a.Model = b.Model
+	}
+	if b.Chain != "" {
+		a.Chain = b.Chain
+	}
+	if b.Trail != "" {
+		a.Trail = b.Trail
+	}
+	return a
+}

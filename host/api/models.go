@@ -1,0 +1,108 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// modelEntry is one model in GET /v1/models. It carries the fields of both
+// list formats (OpenAI: object, created, owned_by; Anthropic: type,
+// display_name, created_at), so either official client reads the same
+// answer, plus axon's own chain, provider and upstream model.
+type modelEntry struct {
+	ID          string `json:"id"`
+	Object      string `json:"object"`
+	Created     int64  `json:"created"`
+	OwnedBy     string `json:"owned_by"`
+	Type        string `json:"type"`
+	DisplayName string `json:"display_name"`
+	CreatedAt   string `json:"created_at"`
+	Chain       string `json:"chain"`
+	Provider    string `json:"provider,omitempty"`
+	Upstream    string `json:"upstream_model,omitempty"`
+}
+
+type modelList struct {
+	Object  string       `json:"object"`
+	Data    []modelEntry `json:"data"`
+	HasMore bool         `json:"has_more"`
+	FirstID *string      `json:"first_id"`
+	LastID  *string      `json:"last_id"`
+}
+
+func (s *server) entry(m ModelInfo) modelEntry {
+	name := "chain " + m.Chain
+	if m.Provider != "" {
+		name = fmt.Sprintf("chain %s, provider %s", m.Chain, m.Provider)
+		if m.Model != "" {
+			name += " (" + m.Model + ")"
+		}
+	}
+	return modelEntry{
+		ID: m.ID, Object: "model", Created: s.started.Unix(), OwnedBy: "axon",
+		Type: "model", DisplayName: name, CreatedAt: s.started.UTC().Format(time.RFC3339),
+		Chain: m.Chain, Provider: m.Provider, Upstream: m.Model,
+	}
+}
+
+func (s *server) listModels(w *recorder, r *http.Request) {
+	models := s.backend.Models(r.Context())
+	list := modelList{Object: "list", Data: make([]modelEntry, 0, len(models))}
+	for _, m := range models {
+		list.Data = append(list.Data, s.entry(m))
+	}
+	if n := len(list.Data); n > 0 {
+		list.FirstID, list.LastID = &list.Data[0].ID, &list.Data[n-1].ID
+	}
+	writeJSON(w, http.StatusOK, mustJSON(list))
+}
+
+func (s *server) getModel(w *recorder, r *http.Request) {
+	id := r.PathValue("id")
+	models := s.backend.Models(r.Context())
+	for _, m := range models {
+		if m.ID == id {
+			writeJSON(w, http.StatusOK, mustJSON(s.entry(m)))
+			return
+		}
+	}
+	writeError(w, openaiDialect{}, unknownModel(id, models))
+}
+
+// resolveModel returns the model name to run for a request's model field:
+// the name itself when the backend lists it, else the fallback model when
+// one is configured, else a 404 naming what is available.
+func (s *server) resolveModel(ctx context.Context, name string) (string, *wireError) {
+	models := s.backend.Models(ctx)
+	for _, m := range models {
+		if m.ID == name {
+			return name, nil
+		}
+	}
+	if s.cfg.fallbackModel != "" {
+		return s.cfg.fallbackModel, nil
+	}
+	return "", unknownModel(name, models)
+}
+
+// maxListed bounds the names an unknown-model error lists.
+const maxListed = 20
+
+func unknownModel(name string, models []ModelInfo) *wireError {
+	ids := make([]string, 0, min(len(models), maxListed))
+	for _, m := range models[:min(len(models), maxListed)] {
+		ids = append(ids, m.ID)
+	}
+	list := strings.Join(ids, ", ")
+	if len(models) > maxListed {
+		list += fmt.Sprintf(" and %d more", len(models)-maxListed)
+	}
+	if list == "" {
+		list = "none"
+	}
+	return &wireError{kind: kindNotFound, code: "model_not_found", param: "model",
+		message: fmt.Sprintf("model %q does not exist here; available: %s (GET /v1/models lists them)", name, list)}
+}

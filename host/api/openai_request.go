@@ -1,0 +1,406 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// openaiDialect is the OpenAI Chat Completions wire format.
+type openaiDialect struct{}
+
+var _ dialect = openaiDialect{}
+
+func (openaiDialect) idPrefix() string { return "chatcmpl-" }
+
+func (openaiDialect) errorBody(e *wireError) (int, []byte) { return e.openai() }
+
+// openaiRequest is the part of a Chat Completions request axon reads.
+// Fields it does not know are ignored, as OpenAI-compatible servers do.
+type openaiRequest struct {
+	Model               string           `json:"model"`
+	Messages            []openaiMessage  `json:"messages"`
+	Tools               []openaiTool     `json:"tools"`
+	Functions           []openaiFunction `json:"functions"` // deprecated form of tools
+	ToolChoice          json.RawMessage  `json:"tool_choice"`
+	FunctionCall        json.RawMessage  `json:"function_call"` // deprecated form of tool_choice
+	MaxTokens           *int             `json:"max_tokens"`
+	MaxCompletionTokens *int             `json:"max_completion_tokens"`
+	Temperature         *float64         `json:"temperature"`
+	Stop                json.RawMessage  `json:"stop"`
+	Stream              bool             `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	N *int `json:"n"`
+
+	// Knobs passed to the provider plugins through sdk.Request.Options,
+	// under the same names.
+	ReasoningEffort   json.RawMessage `json:"reasoning_effort"`
+	ResponseFormat    json.RawMessage `json:"response_format"`
+	ParallelToolCalls json.RawMessage `json:"parallel_tool_calls"`
+	TopP              json.RawMessage `json:"top_p"`
+	Seed              json.RawMessage `json:"seed"`
+}
+
+type openaiMessage struct {
+	Role             string           `json:"role"`
+	Content          json.RawMessage  `json:"content"`
+	ToolCalls        []openaiToolCall `json:"tool_calls"`
+	ToolCallID       string           `json:"tool_call_id"`
+	ReasoningContent string           `json:"reasoning_content"` // DeepSeek and others
+	Reasoning        string           `json:"reasoning"`         // OpenRouter and others
+}
+
+type openaiToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type openaiTool struct {
+	Type     string         `json:"type"`
+	Function openaiFunction `json:"function"`
+}
+
+type openaiFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type openaiPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Refusal  string `json:"refusal"`
+	ImageURL struct {
+		URL string `json:"url"`
+	} `json:"image_url"`
+}
+
+// decode turns a Chat Completions request into a call.
+func (openaiDialect) decode(body []byte) (*call, error) {
+	var w openaiRequest
+	if err := decodeBody(body, &w); err != nil {
+		return nil, err
+	}
+	if w.Model == "" {
+		return nil, missing("model")
+	}
+	if len(w.Messages) == 0 {
+		return nil, missing("messages")
+	}
+	if w.N != nil && *w.N != 1 {
+		return nil, unsupportedf("n", "only one choice (n=1) is supported")
+	}
+	req := &sdk.Request{Temperature: w.Temperature}
+	var err error
+	if req.MaxTokens, err = openaiMaxTokens(w); err != nil {
+		return nil, err
+	}
+	if req.StopSequences, err = openaiStop(w.Stop); err != nil {
+		return nil, err
+	}
+	if req.System, req.Messages, err = openaiMessages(w.Messages); err != nil {
+		return nil, err
+	}
+	if req.Tools, err = openaiTools(w.Tools, w.Functions); err != nil {
+		return nil, err
+	}
+	if req.ToolChoice, err = openaiToolChoice(w.ToolChoice, w.FunctionCall); err != nil {
+		return nil, err
+	}
+	setOption(req, "reasoning_effort", w.ReasoningEffort)
+	setOption(req, "response_format", w.ResponseFormat)
+	setOption(req, "parallel_tool_calls", w.ParallelToolCalls)
+	setOption(req, "top_p", w.TopP)
+	setOption(req, "seed", w.Seed)
+	return &call{
+		model:        w.Model,
+		req:          req,
+		stream:       w.Stream,
+		includeUsage: w.Stream && w.StreamOptions != nil && w.StreamOptions.IncludeUsage,
+	}, nil
+}
+
+// openaiMaxTokens prefers max_completion_tokens, the current name.
+func openaiMaxTokens(w openaiRequest) (int, error) {
+	name, n := "max_completion_tokens", w.MaxCompletionTokens
+	if n == nil {
+		name, n = "max_tokens", w.MaxTokens
+	}
+	if n == nil {
+		return 0, nil
+	}
+	if *n < 1 {
+		return 0, invalidf(name, "want at least 1, got %d", *n)
+	}
+	return *n, nil
+}
+
+// openaiStop reads stop: a string or a list of strings.
+func openaiStop(raw json.RawMessage) ([]string, error) {
+	if absent(raw) {
+		return nil, nil
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}, nil
+	}
+	var list []string
+	if err := decodeField("stop", raw, &list, "a string or a list of strings"); err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+// openaiMessages lays the conversation out canonically: the system and
+// developer messages before the first other message form the system
+// prompt; later ones stay system messages in place. Consecutive tool
+// messages become one tool turn.
+func openaiMessages(in []openaiMessage) (string, []sdk.Message, error) {
+	var (
+		system  []string
+		out     []sdk.Message
+		names   = toolNames{}
+		leading = true
+	)
+	for i, m := range in {
+		param := fmt.Sprintf("messages[%d]", i)
+		switch m.Role {
+		case "system", "developer":
+			text, err := openaiText(param+".content", m.Content)
+			if err != nil {
+				return "", nil, err
+			}
+			if leading {
+				system = append(system, text)
+				continue
+			}
+			out = append(out, sdk.Message{Role: sdk.RoleSystem, Parts: []sdk.Part{sdk.Text{Text: text}}})
+		case "user":
+			parts, err := openaiUserParts(param+".content", m.Content)
+			if err != nil {
+				return "", nil, err
+			}
+			out = append(out, sdk.Message{Role: sdk.RoleUser, Parts: parts})
+		case "assistant":
+			parts, err := openaiAssistantParts(param, m, names)
+			if err != nil {
+				return "", nil, err
+			}
+			out = append(out, sdk.Message{Role: sdk.RoleAssistant, Parts: parts})
+		case "tool":
+			if m.ToolCallID == "" {
+				return "", nil, missing(param + ".tool_call_id")
+			}
+			text, err := openaiText(param+".content", m.Content)
+			if err != nil {
+				return "", nil, err
+			}
+			result := sdk.ToolResult{CallID: m.ToolCallID, Name: names[m.ToolCallID], Content: []sdk.Part{sdk.Text{Text: text}}}
+			if n := len(out); n > 0 && out[n-1].Role == sdk.RoleTool {
+				out[n-1].Parts = append(out[n-1].Parts, result)
+			} else {
+				out = append(out, sdk.Message{Role: sdk.RoleTool, Parts: []sdk.Part{result}})
+			}
+		case "function":
+			return "", nil, unsupportedf(param+".role", `role "function" (deprecated) is not supported: send tool results as role "tool" with a tool_call_id`)
+		case "":
+			return "", nil, missing(param + ".role")
+		default:
+			return "", nil, invalidf(param+".role", "unknown role %q", m.Role)
+		}
+		leading = leading && (m.Role == "system" || m.Role == "developer")
+	}
+	return strings.Join(system, "\n\n"), out, nil
+}
+
+// openaiText reads content that may only hold text: a string or a list of
+// text parts, joined.
+func openaiText(param string, raw json.RawMessage) (string, error) {
+	if absent(raw) {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []openaiPart
+	if err := decodeField(param, raw, &parts, "a string or a list of content parts"); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		switch p.Type {
+		case "text":
+			b.WriteString(p.Text)
+		case "refusal":
+			b.WriteString(p.Refusal)
+		default:
+			return "", unsupportedf(fmt.Sprintf("%s[%d].type", param, i), "%q is not supported here: only text", p.Type)
+		}
+	}
+	return b.String(), nil
+}
+
+// openaiUserParts reads user content: a string, or text and image parts.
+func openaiUserParts(param string, raw json.RawMessage) ([]sdk.Part, error) {
+	if absent(raw) {
+		return nil, missing(param)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []sdk.Part{sdk.Text{Text: s}}, nil
+	}
+	var parts []openaiPart
+	if err := decodeField(param, raw, &parts, "a string or a list of content parts"); err != nil {
+		return nil, err
+	}
+	out := make([]sdk.Part, 0, len(parts))
+	for i, p := range parts {
+		pp := fmt.Sprintf("%s[%d]", param, i)
+		switch p.Type {
+		case "text":
+			out = append(out, sdk.Text{Text: p.Text})
+		case "image_url":
+			img, err := openaiImage(pp+".image_url.url", p.ImageURL.URL)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, img)
+		default:
+			return nil, unsupportedf(pp+".type", "%q is not supported: only text and image_url", p.Type)
+		}
+	}
+	return out, nil
+}
+
+func openaiImage(param, url string) (sdk.Image, error) {
+	if url == "" {
+		return sdk.Image{}, missing(param)
+	}
+	if strings.HasPrefix(url, "data:") {
+		return dataURLImage(param, url)
+	}
+	return remoteImage(param, url)
+}
+
+// openaiAssistantParts reads an assistant turn: its reasoning, text, then
+// tool calls, in the order a model produces them.
+func openaiAssistantParts(param string, m openaiMessage, names toolNames) ([]sdk.Part, error) {
+	var parts []sdk.Part
+	if r := m.ReasoningContent + m.Reasoning; r != "" {
+		parts = append(parts, sdk.Reasoning{Text: r})
+	}
+	text, err := openaiText(param+".content", m.Content)
+	if err != nil {
+		return nil, err
+	}
+	if text != "" {
+		parts = append(parts, sdk.Text{Text: text})
+	}
+	for j, tc := range m.ToolCalls {
+		tp := fmt.Sprintf("%s.tool_calls[%d]", param, j)
+		if tc.Type != "" && tc.Type != "function" {
+			return nil, unsupportedf(tp+".type", "%q is not supported: only function", tc.Type)
+		}
+		if tc.ID == "" {
+			return nil, missing(tp + ".id")
+		}
+		if tc.Function.Name == "" {
+			return nil, missing(tp + ".function.name")
+		}
+		input, err := toolInput(tp+".function.arguments", []byte(tc.Function.Arguments))
+		if err != nil {
+			return nil, err
+		}
+		names.add(tc.ID, tc.Function.Name)
+		parts = append(parts, sdk.ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: input})
+	}
+	return parts, nil
+}
+
+// openaiTools reads tools, and the deprecated functions list.
+func openaiTools(tools []openaiTool, functions []openaiFunction) ([]sdk.ToolSpec, error) {
+	var out []sdk.ToolSpec
+	add := func(param string, f openaiFunction) error {
+		if f.Name == "" {
+			return missing(param + ".name")
+		}
+		s, err := schema(param+".parameters", f.Parameters)
+		if err != nil {
+			return err
+		}
+		out = append(out, sdk.ToolSpec{Name: f.Name, Description: f.Description, InputSchema: s})
+		return nil
+	}
+	for i, t := range tools {
+		param := fmt.Sprintf("tools[%d]", i)
+		if t.Type != "" && t.Type != "function" {
+			return nil, unsupportedf(param+".type", "%q is not supported: only function tools", t.Type)
+		}
+		if err := add(param+".function", t.Function); err != nil {
+			return nil, err
+		}
+	}
+	for i, f := range functions {
+		if err := add(fmt.Sprintf("functions[%d]", i), f); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// openaiToolChoice reads tool_choice ("auto", "none", "required" or its
+// Mistral alias "any", or {"type":"function","function":{"name":...}}), or
+// the deprecated
+// function_call ("auto", "none", or {"name":...}).
+func openaiToolChoice(choice, functionCall json.RawMessage) (sdk.ToolChoice, error) {
+	param, raw := "tool_choice", choice
+	if absent(raw) {
+		param, raw = "function_call", functionCall
+	}
+	if absent(raw) {
+		return sdk.ToolChoice{}, nil
+	}
+	var mode string
+	if json.Unmarshal(raw, &mode) == nil {
+		switch mode {
+		case "auto":
+			return sdk.ToolChoice{Mode: sdk.ToolChoiceAuto}, nil
+		case "none":
+			return sdk.ToolChoice{Mode: sdk.ToolChoiceNone}, nil
+		case "required", "any": // "any": Mistral's word for required
+			if param == "tool_choice" {
+				return sdk.ToolChoice{Mode: sdk.ToolChoiceRequired}, nil
+			}
+		}
+		return sdk.ToolChoice{}, invalidf(param, "unknown mode %q", mode)
+	}
+	var named struct {
+		Type     string `json:"type"`
+		Name     string `json:"name"` // function_call
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if err := decodeField(param, raw, &named, `"auto", "none", "required" or a named function`); err != nil {
+		return sdk.ToolChoice{}, err
+	}
+	name, nameParam := named.Function.Name, param+".function.name"
+	if param == "function_call" {
+		name, nameParam = named.Name, param+".name"
+	} else if named.Type != "function" {
+		return sdk.ToolChoice{}, unsupportedf(param+".type", "%q is not supported: only function", named.Type)
+	}
+	if name == "" {
+		return sdk.ToolChoice{}, missing(nameParam)
+	}
+	return sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: name}, nil
+}

@@ -1,0 +1,226 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// server routes requests, applies the limits and the token, and reports
+// every request to the Observer.
+type server struct {
+	cfg     config
+	backend Backend
+	mux     *http.ServeMux
+	auth    *tokenCheck // nil: no client authentication
+	started time.Time   // the "created" time of the model list
+}
+
+var _ http.Handler = (*server)(nil)
+
+// New returns the front door: an http.Handler serving
+//
+//	POST /v1/chat/completions   OpenAI Chat Completions
+//	POST /v1/messages           Anthropic Messages
+//	GET  /v1/models             chains and CHAIN/PROVIDER pins
+//	GET  /v1/models/{id}
+//	GET  /healthz               no token required
+//	GET  /metrics               when WithMetrics is given
+//
+// New does no I/O; the caller owns the listener and the http.Server.
+func New(b Backend, opts ...Option) http.Handler {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s := &server{cfg: cfg, backend: b, mux: http.NewServeMux(), started: cfg.now()}
+	if cfg.token != "" {
+		s.auth = newTokenCheck(cfg.token)
+	}
+	s.handle("POST /v1/chat/completions", s.generate(openaiDialect{}))
+	s.handle("POST /v1/messages", s.generate(anthropicDialect{}))
+	s.handle("GET /v1/models", s.listModels)
+	s.handle("GET /v1/models/{id...}", s.getModel)
+	s.handle("GET /healthz", s.health)
+	if cfg.metrics != nil {
+		s.mux.Handle("GET /metrics", cfg.metrics)
+	}
+	s.handle("/", s.noRoute)
+	return s
+}
+
+// handle registers h for pattern. The mux passes on the *recorder that
+// ServeHTTP gave it, so the assertion always holds.
+func (s *server) handle(pattern string, h func(*recorder, *http.Request)) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { h(w.(*recorder), r) })
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := newRecorder(w, s.cfg.now())
+	switch {
+	case s.auth != nil && r.URL.Path != "/healthz" && !s.auth.allows(r):
+		rec.Header().Set("WWW-Authenticate", `Bearer realm="axon"`)
+		writeError(rec, dialectFor(r.URL.Path), &wireError{kind: kindUnauthorized, code: "invalid_api_key",
+			message: "missing or wrong axon token: send it as \"Authorization: Bearer <token>\" or \"x-api-key: <token>\""})
+	default:
+		s.mux.ServeHTTP(rec, r)
+	}
+	if s.cfg.observer != nil {
+		rec.rec.Route = r.Pattern
+		rec.rec.Latency = s.cfg.now().Sub(rec.start)
+		if rec.rec.Status == 0 {
+			rec.rec.Status = http.StatusOK
+		}
+		s.cfg.observer.ObserveRequest(rec.rec)
+	}
+}
+
+// allowedMethod is the method a known path accepts, for 405 answers.
+func (s *server) allowedMethod(path string) (string, bool) {
+	switch path {
+	case "/v1/chat/completions", "/v1/messages":
+		return http.MethodPost, true
+	case "/v1/models", "/healthz":
+		return http.MethodGet, true
+	case "/metrics":
+		return http.MethodGet, s.cfg.metrics != nil
+	}
+	return "", false
+}
+
+func (s *server) noRoute(w *recorder, r *http.Request) {
+	d := dialectFor(r.URL.Path)
+	if allow, ok := s.allowedMethod(r.URL.Path); ok {
+		w.Header().Set("Allow", allow)
+		writeError(w, d, &wireError{kind: kindMethod, code: "method_not_allowed",
+			message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, allow)})
+		return
+	}
+	writeError(w, d, &wireError{kind: kindNotFound, code: "not_found", message: fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)})
+}
+
+func (s *server) health(w *recorder, _ *http.Request) {
+	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
+}
+
+// generate serves one wire format's generation endpoint.
+func (s *server) generate(d dialect) func(*recorder, *http.Request) {
+	return func(w *recorder, r *http.Request) {
+		body, werr := s.readBody(w, r)
+		if werr != nil {
+			writeError(w, d, werr)
+			return
+		}
+		c, err := d.decode(body)
+		if err != nil {
+			writeError(w, d, asWireError(err))
+			return
+		}
+		w.rec.Model, w.rec.Stream = c.model, c.stream
+		model, werr := s.resolveModel(r.Context(), c.model)
+		if werr != nil {
+			writeError(w, d, werr)
+			return
+		}
+		x := newExchange(s.cfg, w, d, c, model)
+		ans, err := s.backend.Generate(r.Context(), model, c.req, x)
+		x.finish(ans, err)
+		if r.Context().Err() != nil {
+			// The client left: whatever failed after that is no provider's fault.
+			w.rec.Canceled, w.rec.Class = true, ""
+		}
+	}
+}
+
+// readBody reads the request body, refusing one over the limit with 413.
+func (s *server) readBody(w *recorder, r *http.Request) ([]byte, *wireError) {
+	tooLarge := &wireError{kind: kindTooLarge, code: "request_too_large",
+		message: fmt.Sprintf("the request body is larger than the limit of %d bytes", s.cfg.maxBody)}
+	if r.ContentLength > s.cfg.maxBody {
+		return nil, tooLarge
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength) + 1) // +1: ReadFrom needs room to see EOF
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.maxBody)); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge
+		}
+		return nil, &wireError{kind: kindInvalid, code: "invalid_body", message: "reading the request body: " + err.Error()}
+	}
+	return buf.Bytes(), nil
+}
+
+// dialectFor picks the error shape for a path outside the generation
+// handlers: Anthropic's under /v1/messages, OpenAI's elsewhere.
+func dialectFor(path string) dialect {
+	if path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages/") {
+		return anthropicDialect{}
+	}
+	return openaiDialect{}
+}
+
+// asWireError returns err as the *wireError decoders return, or a generic
+// invalid-request error for anything else.
+func asWireError(err error) *wireError {
+	var we *wireError
+	if errors.As(err, &we) {
+		return we
+	}
+	return &wireError{kind: kindInvalid, code: "invalid_value", message: err.Error()}
+}
+
+// writeError sends e in d's shape, with its retry headers.
+func writeError(w *recorder, d dialect, e *wireError) {
+	status, body := d.errorBody(e)
+	e.setRetryHeaders(w.Header())
+	w.rec.Code = e.code
+	writeJSON(w, status, body)
+}
+
+func writeJSON(w *recorder, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	// A client that went away cannot be told; the Observer sees Canceled.
+	_, _ = w.Write(body)
+}
+
+// recorder is the http.ResponseWriter every handler writes to: it keeps the
+// Record of the request and flushes without an allocation per event.
+type recorder struct {
+	http.ResponseWriter
+	rc    *http.ResponseController
+	start time.Time
+	rec   Record
+}
+
+func newRecorder(w http.ResponseWriter, start time.Time) *recorder {
+	return &recorder{ResponseWriter: w, rc: http.NewResponseController(w), start: start}
+}
+
+func (w *recorder) WriteHeader(status int) {
+	if w.rec.Status == 0 {
+		w.rec.Status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *recorder) Write(p []byte) (int, error) {
+	if w.rec.Status == 0 {
+		w.rec.Status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// flush sends what was written so far to the client now.
+func (w *recorder) flush() error { return w.rc.Flush() }
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+var _ http.ResponseWriter = (*recorder)(nil)
