@@ -55,16 +55,26 @@ type openaiPromptDetails struct {
 }
 
 // openaiUsageOf is nil when the provider reported no usage at all. The
-// canonical counts pass through as they are; cache writes have no OpenAI
-// field and are left out.
+// canonical counts are disjoint (sdk.Usage); OpenAI's prompt_tokens
+// includes cached tokens, so cache reads and writes are added back in, and
+// the reads are also named in prompt_tokens_details.
 func openaiUsageOf(t *turn) *openaiUsage {
 	if !t.hasUsage {
 		return nil
 	}
 	u := t.usage
-	out := &openaiUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens}
-	if u.InputTokens != nil && u.OutputTokens != nil {
-		out.TotalTokens = sdk.Tokens(*u.InputTokens + *u.OutputTokens)
+	out := &openaiUsage{CompletionTokens: u.OutputTokens}
+	if u.InputTokens != nil {
+		prompt := *u.InputTokens
+		for _, c := range []*int64{u.CacheReadTokens, u.CacheWriteTokens} {
+			if c != nil {
+				prompt += *c
+			}
+		}
+		out.PromptTokens = sdk.Tokens(prompt)
+	}
+	if out.PromptTokens != nil && u.OutputTokens != nil {
+		out.TotalTokens = sdk.Tokens(*out.PromptTokens + *u.OutputTokens)
 	}
 	if u.CacheReadTokens != nil {
 		out.PromptTokensDetails = &openaiPromptDetails{CachedTokens: u.CacheReadTokens}

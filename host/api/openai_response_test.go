@@ -23,7 +23,7 @@ func TestOpenAIWholeResponse(t *testing.T) {
 			finish(sdk.FinishStop)},
 		want: `{"id":"chatcmpl-id1","object":"chat.completion","created":1767225600,"model":"glm-4.6",
 			"choices":[{"index":0,"message":{"role":"assistant","content":"Hello","refusal":null},"logprobs":null,"finish_reason":"stop"}],
-			"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12,"prompt_tokens_details":{"cached_tokens":4}}}`,
+			"usage":{"prompt_tokens":15,"completion_tokens":2,"total_tokens":17,"prompt_tokens_details":{"cached_tokens":4}}}`, // prompt = 10 uncached + 4 read + 1 written
 	}, {
 		name: "reasoning and two parallel calls the backend numbered alike; no usage reported",
 		events: []sdk.Event{start("claude-sonnet-4"), think("add "), think("and multiply"), signed("sig"),

@@ -138,4 +138,3 @@ func hdr(kv ...string) http.Header {
 	}
 	return h
 }
-
