@@ -49,7 +49,7 @@ func (c *clock) Call(ctx context.Context, inv sdk.Invocation) (sdk.ToolResult, e
 	case toolConvert:
 		return c.callConvert(inv), nil
 	}
-	return failure(inv, "unknown tool %q: this plugin serves %s and %s", inv.Name, toolNow, toolConvert), nil
+	return inv.Errorf("unknown tool %q: this plugin serves %s and %s", inv.Name, toolNow, toolConvert), nil
 }
 
 // zoneOr resolves name, or returns the configured zone when name is empty.

@@ -37,23 +37,23 @@ type convertOutput struct {
 
 func (c *clock) callConvert(inv sdk.Invocation) sdk.ToolResult {
 	var in convertInput
-	if err := decodeInput(inv.Input, &in); err != nil {
-		return failure(inv, "%v", err)
+	if err := inv.Decode(&in); err != nil {
+		return inv.Errorf("%v", err)
 	}
 	if in.Time == "" || in.To == "" {
-		return failure(inv, "time and to are required")
+		return inv.Errorf("time and to are required")
 	}
 	to, err := loadZone(in.To)
 	if err != nil {
-		return failure(inv, "to: %v", err)
+		return inv.Errorf("to: %v", err)
 	}
 	from, err := c.zoneOr(in.From)
 	if err != nil {
-		return failure(inv, "from: %v", err)
+		return inv.Errorf("from: %v", err)
 	}
 	t, note, err := parseTime(in.Time, from, c.now())
 	if err != nil {
-		return failure(inv, "%v", err)
+		return inv.Errorf("%v", err)
 	}
-	return success(inv, convertOutput{From: describe(t, t.Location()), To: describe(t, to), Note: note})
+	return inv.JSON(convertOutput{From: describe(t, t.Location()), To: describe(t, to), Note: note})
 }

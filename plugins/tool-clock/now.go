@@ -25,12 +25,12 @@ type nowInput struct {
 
 func (c *clock) callNow(inv sdk.Invocation) sdk.ToolResult {
 	var in nowInput
-	if err := decodeInput(inv.Input, &in); err != nil {
-		return failure(inv, "%v", err)
+	if err := inv.Decode(&in); err != nil {
+		return inv.Errorf("%v", err)
 	}
 	loc, err := c.zoneOr(in.Zone)
 	if err != nil {
-		return failure(inv, "%v", err)
+		return inv.Errorf("%v", err)
 	}
-	return success(inv, describe(c.now(), loc))
+	return inv.JSON(describe(c.now(), loc))
 }

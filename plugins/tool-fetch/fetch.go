@@ -44,16 +44,16 @@ func (r *refusal) Error() string { return r.msg }
 
 func (f *fetcher) callFetch(ctx context.Context, inv sdk.Invocation) (sdk.ToolResult, error) {
 	var in fetchInput
-	if err := decodeInput(inv.Input, &in); err != nil {
-		return failure(inv, "%v", err), nil
+	if err := inv.Decode(&in); err != nil {
+		return inv.Errorf("%v", err), nil
 	}
 	u, err := f.target(in.URL)
 	if err != nil {
-		return failure(inv, "%v", err), nil
+		return inv.Errorf("%v", err), nil
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return failure(inv, "cannot request %s: %v", u, err), nil
+		return inv.Errorf("cannot request %s: %v", u, err), nil
 	}
 	req.Header.Set("User-Agent", f.set.userAgent)
 	req.Header.Set("Accept", accept)
@@ -62,7 +62,7 @@ func (f *fetcher) callFetch(ctx context.Context, inv sdk.Invocation) (sdk.ToolRe
 		if ctx.Err() != nil {
 			return sdk.ToolResult{}, fmt.Errorf("fetch %s: %w", u, ctx.Err())
 		}
-		return failure(inv, "%s", explain(u, err)), nil
+		return inv.Errorf("%s", explain(u, err)), nil
 	}
 	defer resp.Body.Close()
 	body, truncated, err := readLimited(resp.Body, f.set.maxBytes)
@@ -70,7 +70,7 @@ func (f *fetcher) callFetch(ctx context.Context, inv sdk.Invocation) (sdk.ToolRe
 		if ctx.Err() != nil {
 			return sdk.ToolResult{}, fmt.Errorf("fetch %s: read: %w", u, ctx.Err())
 		}
-		return failure(inv, "the response from %s broke off: %v", u, err), nil
+		return inv.Errorf("the response from %s broke off: %v", u, err), nil
 	}
 	page, renderErr := render(resp.Header.Get("Content-Type"), body, truncated)
 
@@ -79,12 +79,12 @@ func (f *fetcher) callFetch(ctx context.Context, inv sdk.Invocation) (sdk.ToolRe
 		if renderErr == nil && page.body != "" {
 			msg += "\n\n" + cutText(page.body, excerptBytes)
 		}
-		return failure(inv, "%s", msg), nil
+		return inv.Errorf("%s", msg), nil
 	}
 	if renderErr != nil {
-		return failure(inv, "%s: %v", resp.Request.URL, renderErr), nil
+		return inv.Errorf("%s: %v", resp.Request.URL, renderErr), nil
 	}
-	return success(inv, page.text(u, resp.Request.URL, f.set.maxBytes)), nil
+	return inv.Result(page.text(u, resp.Request.URL, f.set.maxBytes)), nil
 }
 
 // target validates the URL the model asked for against the allow list.

@@ -47,7 +47,7 @@ func (f *fetcher) Call(ctx context.Context, inv sdk.Invocation) (sdk.ToolResult,
 		return sdk.ToolResult{}, sdk.Permanentf("fetch: Call before Configure")
 	}
 	if inv.Name != toolFetch {
-		return failure(inv, "unknown tool %q: this plugin serves %s", inv.Name, toolFetch), nil
+		return inv.Errorf("unknown tool %q: this plugin serves %s", inv.Name, toolFetch), nil
 	}
 	return f.callFetch(ctx, inv)
 }

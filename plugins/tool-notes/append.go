@@ -39,22 +39,22 @@ type appendInput struct {
 
 func (n *notes) callAppend(inv sdk.Invocation) (sdk.ToolResult, error) {
 	var in appendInput
-	if err := decodeInput(inv.Input, &in); err != nil {
-		return failure(inv, "%v", err), nil
+	if err := inv.Decode(&in); err != nil {
+		return inv.Errorf("%v", err), nil
 	}
 	name, file, err := noteFile(in.Note)
 	if err != nil {
-		return failure(inv, "%v", err), nil
+		return inv.Errorf("%v", err), nil
 	}
 	text := strings.TrimSpace(in.Text)
 	title := strings.Join(strings.Fields(in.Title), " ")
 	switch {
 	case text == "":
-		return failure(inv, "text is required"), nil
+		return inv.Errorf("text is required"), nil
 	case len(text) > maxTextBytes:
-		return failure(inv, "text is %d bytes; an entry holds at most %d", len(text), maxTextBytes), nil
+		return inv.Errorf("text is %d bytes; an entry holds at most %d", len(text), maxTextBytes), nil
 	case len(title) > maxTitleBytes:
-		return failure(inv, "title is %d bytes; at most %d", len(title), maxTitleBytes), nil
+		return inv.Errorf("title is %d bytes; at most %d", len(title), maxTitleBytes), nil
 	}
 
 	n.mu.Lock()
@@ -63,7 +63,7 @@ func (n *notes) callAppend(inv sdk.Invocation) (sdk.ToolResult, error) {
 	if rec, ok := n.index.lookup(key); ok {
 		if present(n.root, rec) {
 			n.log.Info("append already applied under this key: returning its result", "key", key, "note", rec.Note)
-			return success(inv, appended(rec.Note, rec.At)), nil
+			return inv.Result(appended(rec.Note, rec.At)), nil
 		}
 		n.log.Warn("an earlier append under this key never reached its note: appending now", "key", key, "note", rec.Note)
 	}
@@ -71,7 +71,7 @@ func (n *notes) callAppend(inv sdk.Invocation) (sdk.ToolResult, error) {
 	if err := n.write(name, file, key, at, entry(at, title, text)); err != nil {
 		return sdk.ToolResult{}, fmt.Errorf("append to note %q: %w", name, err)
 	}
-	return success(inv, appended(name, at)), nil
+	return inv.Result(appended(name, at)), nil
 }
 
 func appended(name, at string) string { return fmt.Sprintf("Appended to note %q at %s.", name, at) }

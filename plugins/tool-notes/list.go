@@ -23,8 +23,8 @@ func listSpec() sdk.ToolSpec {
 
 func (n *notes) callList(inv sdk.Invocation) (sdk.ToolResult, error) {
 	var in struct{}
-	if err := decodeInput(inv.Input, &in); err != nil {
-		return failure(inv, "%v", err), nil
+	if err := inv.Decode(&in); err != nil {
+		return inv.Errorf("%v", err), nil
 	}
 	entries, err := fs.ReadDir(n.root.FS(), ".")
 	if err != nil {
@@ -43,7 +43,7 @@ func (n *notes) callList(inv sdk.Invocation) (sdk.ToolResult, error) {
 		lines = append(lines, fmt.Sprintf("%s (%d bytes, changed %s)", name, info.Size(), info.ModTime().Format(time.RFC3339)))
 	}
 	if len(lines) == 0 {
-		return success(inv, "No notes yet."), nil
+		return inv.Result("No notes yet."), nil
 	}
-	return success(inv, strings.Join(lines, "\n")), nil
+	return inv.Result(strings.Join(lines, "\n")), nil
 }

@@ -91,7 +91,7 @@ func (n *notes) Call(ctx context.Context, inv sdk.Invocation) (sdk.ToolResult, e
 	case toolRead:
 		return n.callRead(inv)
 	}
-	return failure(inv, "unknown tool %q: this plugin serves %s, %s and %s", inv.Name, toolAppend, toolList, toolRead), nil
+	return inv.Errorf("unknown tool %q: this plugin serves %s, %s and %s", inv.Name, toolAppend, toolList, toolRead), nil
 }
 
 // syncDir makes new directory entries in root durable.

@@ -35,18 +35,18 @@ type readInput struct {
 
 func (n *notes) callRead(inv sdk.Invocation) (sdk.ToolResult, error) {
 	var in readInput
-	if err := decodeInput(inv.Input, &in); err != nil {
-		return failure(inv, "%v", err), nil
+	if err := inv.Decode(&in); err != nil {
+		return inv.Errorf("%v", err), nil
 	}
 	name, file, err := noteFile(in.Note)
 	if err != nil {
-		return failure(inv, "%v", err), nil
+		return inv.Errorf("%v", err), nil
 	}
 	n.mu.Lock() // never show an entry half written
 	defer n.mu.Unlock()
 	f, err := n.root.Open(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return failure(inv, "there is no note named %q; list_notes shows the notes there are", name), nil
+		return inv.Errorf("there is no note named %q; list_notes shows the notes there are", name), nil
 	}
 	if err != nil {
 		return sdk.ToolResult{}, fmt.Errorf("read note %q: %w", name, err)
@@ -71,7 +71,7 @@ func (n *notes) callRead(inv sdk.Invocation) (sdk.ToolResult, error) {
 	if strings.TrimSpace(text) == "" {
 		text = fmt.Sprintf("Note %q is empty.", name)
 	}
-	return success(inv, text), nil
+	return inv.Result(text), nil
 }
 
 // fromEntry drops the partial entry at the start of the tail of a note,
