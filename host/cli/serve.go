@@ -15,6 +15,7 @@ import (
 
 	"github.com/axonhq/axon/host/api"
 	"github.com/axonhq/axon/host/broker"
+	"github.com/axonhq/axon/host/session"
 )
 
 func newServe(g *globals) *cobra.Command {
@@ -55,7 +56,14 @@ func (g *globals) serve(ctx context.Context, grace time.Duration) error {
 	}
 	defer b.Close()
 
-	handler := api.New(b, api.WithToken(token), api.WithMetrics(metrics.Handler()), api.WithObserver(metrics))
+	sessions, err := startSessions(ctx, cfg, b, logger)
+	if err != nil {
+		return err
+	}
+	defer sessions.Shutdown(context.Background()) // early returns; after the graceful one below it only waits
+	handler := mountSessions(
+		api.New(b, api.WithToken(token), api.WithMetrics(metrics.Handler()), api.WithObserver(metrics)),
+		sessions.Handler(session.WithToken(token)))
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	listeners, err := listen(cfg.Axon.Listen, cfg.Axon.UnixSocket)
 	if err != nil {
@@ -77,6 +85,11 @@ func (g *globals) serve(ctx context.Context, grace time.Duration) error {
 	logger.Info("shutting down", "grace", grace)
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	// Sessions first: stop admission, let tool calls finish within their
+	// grace, seal the rest interrupted, end the event streams.
+	if err := sessions.Shutdown(sctx); err != nil {
+		logger.Warn("sessions did not stop cleanly", "error", err)
+	}
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

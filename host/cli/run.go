@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/axonhq/axon/host/broker"
+	"github.com/axonhq/axon/host/session"
+)
+
+// Exit codes of `axon run`, by how the run ended.
+const (
+	exitRunPaused      = 2 // no provider answered; resume with --resume
+	exitRunInterrupted = 3 // the host stopped, or crashed mid-call
+)
+
+type runFlags struct {
+	session, chain, project, harness, key, system string
+	tools                                         []string
+	maxTurns                                      int
+	budgetTokens                                  int64
+	budgetUSD                                     float64
+	resume, verbose                               bool
+}
+
+func newRun(g *globals) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run --session NAME [--tools clock,fetch] PROMPT",
+		Short: "Run a prompt as a durable agent session and stream it",
+		Long: "run sends PROMPT to the session NAME (of this project directory and harness) and " +
+			"drives the agent loop in this process, with its own plugin processes: model step, tool " +
+			"calls, results, until the model stops calling tools or a limit is reached. Every step is " +
+			"in the session's write-ahead log first, so a run killed at any point resumes the next " +
+			"time the session is opened, or ends \"interrupted\" naming the tool calls whose outcome " +
+			"is unknown; a tool call is never sent twice. The answer goes to stdout, tool activity to " +
+			"stderr. Sending again with the same --idempotency-key shows the run it started instead " +
+			"of starting another. Exit status: 0 finished (completed, max_turns, budget), 1 failed, " +
+			"refused or cancelled, 2 paused (no provider answered: --resume continues), 3 interrupted.",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.resume {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			return g.runSession(ctx, f, strings.Join(args, " "))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.session, "session", "", "session name (required)")
+	fl.StringSliceVar(&f.tools, "tools", nil, "tool blocks the run may use, comma-separated (\"recall\" for the vault)")
+	fl.StringVar(&f.chain, "chain", "default", "chain, or CHAIN/PROVIDER")
+	fl.IntVar(&f.maxTurns, "max-turns", 10, "most model steps the run may take")
+	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, "stop once the run has used this many tokens (0: no limit)")
+	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, "stop once the run has cost this much at the providers' prices (0: no limit)")
+	fl.StringVar(&f.key, "idempotency-key", "", "key that makes a resend show the same run (default: a new one)")
+	fl.StringVar(&f.system, "system", "", "system prompt")
+	fl.StringVar(&f.project, "project-root", "", "project directory the session belongs to (default: the working directory)")
+	fl.StringVar(&f.harness, "harness", "cli", "harness the session belongs to")
+	fl.BoolVar(&f.resume, "resume", false, "resume the session's paused run instead of sending a prompt")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log the host and plugins")
+	cmd.MarkFlagRequired("session")
+	return cmd
+}
+
+func (g *globals) runSession(ctx context.Context, f runFlags, prompt string) error {
+	cfg, lock, err := g.load()
+	if err != nil {
+		return err
+	}
+	cfg.Displays = nil // the daemon owns the panels
+	logger := g.logger()
+	if !f.verbose {
+		logger.SetLevel(hclogLevelQuiet)
+	}
+	key, err := f.sessionKey()
+	if err != nil {
+		return err
+	}
+	b, err := broker.New(cfg, lock, logger, broker.Options{})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	m, err := session.New(sessionOptions(cfg, b, logger))
+	if err != nil {
+		return err
+	}
+	defer m.Shutdown(context.Background()) // before the plugins close (defers run last first)
+
+	p := &runPrinter{g: g, session: f.session, streamed: map[string]bool{}}
+	adm, err := g.admit(ctx, m, key, f, prompt, p)
+	if err != nil {
+		return err
+	}
+	end, err := p.follow(ctx, m, adm, false)
+	if err != nil && ctx.Err() != nil {
+		// SIGINT or SIGTERM: seal the run interrupted, as axon serve does.
+		fmt.Fprintln(g.stderr, "axon: stopping: the run is sealed as interrupted")
+		m.Shutdown(context.Background())
+		if info := lastRunOf(sessionsDir(cfg), adm.SessionID, adm.RunID); info != nil {
+			p.reportEnd(info.Reason, info.IndeterminateToolCalls)
+		}
+		return exitCode(exitRunInterrupted)
+	}
+	if err != nil {
+		return err
+	}
+	return runExit(end)
+}
+
+func (f *runFlags) sessionKey() (session.Key, error) {
+	root := f.project
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return session.Key{}, err
+		}
+		root = wd
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return session.Key{}, err
+	}
+	return session.Key{ProjectRoot: abs, Harness: f.harness, Session: f.session}, nil
+}
+
+// admit starts the run (or finds it, or resumes the paused one). A session
+// busy with a run a crash left open is followed to its end first.
+func (g *globals) admit(ctx context.Context, m *session.Manager, key session.Key, f runFlags, prompt string, p *runPrinter) (session.Admitted, error) {
+	id := key.ID()
+	if f.resume {
+		info, err := m.Session(id)
+		if err != nil {
+			return session.Admitted{}, err
+		}
+		run, err := m.Resume(ctx, id, "")
+		if err != nil {
+			return session.Admitted{}, err
+		}
+		return session.Admitted{SessionID: id, RunID: run, Status: session.StatusRunning, Existing: true, After: session.After(info.AppliedSeq)}, nil
+	}
+	params := session.Params{Prompt: prompt, System: f.system, IdempotencyKey: f.key, Chain: f.chain, Tools: f.tools, MaxTurns: &f.maxTurns}
+	if f.budgetTokens > 0 {
+		params.Budget.Tokens = &f.budgetTokens
+	}
+	if f.budgetUSD > 0 {
+		params.Budget.CostUSD = &f.budgetUSD
+	}
+	for {
+		adm, err := m.Send(ctx, key, params)
+		var busy *session.BusyError
+		if !errors.As(err, &busy) || busy.Status != session.StatusRunning {
+			if adm.Existing {
+				fmt.Fprintf(g.stderr, "[run %s was started with this idempotency key: showing it]\n", adm.RunID)
+			}
+			return adm, err
+		}
+		fmt.Fprintf(g.stderr, "[session %s has an unfinished run %s, resumed: following it first]\n", f.session, busy.RunID)
+		info, err := m.Session(id)
+		if err != nil {
+			return session.Admitted{}, err
+		}
+		start := session.After(0)
+		for _, r := range info.Runs {
+			if r.RunID == busy.RunID {
+				start = session.After(r.StartSeq - 1)
+			}
+		}
+		if _, err := p.follow(ctx, m, session.Admitted{SessionID: id, RunID: busy.RunID, After: start}, true); err != nil {
+			return session.Admitted{}, err
+		}
+	}
+}
+
+// lastRunOf reads run from the session's log after the manager closed it.
+func lastRunOf(dir, id, run string) *session.RunInfo {
+	list, err := session.List(dir)
+	if err != nil {
+		return nil
+	}
+	for _, s := range list {
+		if s.ID != id {
+			continue
+		}
+		for i := range s.Runs {
+			if s.Runs[i].RunID == run {
+				return &s.Runs[i]
+			}
+		}
+	}
+	return nil
+}
+
+func runExit(end *session.Event) error {
+	if end == nil {
+		return exitCode(1)
+	}
+	if end.Type == session.EvRunPaused {
+		return exitCode(exitRunPaused)
+	}
+	switch session.EndReason(end.Reason) {
+	case session.EndCompleted, session.EndMaxTurns, session.EndBudget:
+		return nil
+	case session.EndInterrupted:
+		return exitCode(exitRunInterrupted)
+	}
+	return exitCode(1)
+}
+
+// runPrinter shows a run on the terminal: the answer on stdout as it
+// streams (display deltas), tool activity and the outcome on stderr. A
+// step whose deltas it did not see whole (a resumed run, a gap) is printed
+// from its durable event instead.
+type runPrinter struct {
+	g        *globals
+	session  string
+	streamed map[string]bool // "run/step" whose every delta was printed
+	gap      bool
+	midLine  bool
+}
+
+func (p *runPrinter) follow(ctx context.Context, m *session.Manager, adm session.Admitted, showPrompt bool) (*session.Event, error) {
+	var end *session.Event
+	err := m.Follow(ctx, adm.SessionID, adm.After, session.FollowOptions{Display: true, Run: adm.RunID}, func(it session.Item) error {
+		if it.Delta != nil {
+			p.delta(it.Delta)
+			return nil
+		}
+		e := it.Event
+		if e.RunID != adm.RunID {
+			return nil
+		}
+		p.event(e, showPrompt)
+		if e.Ends() {
+			end = e
+		}
+		return nil
+	})
+	return end, err
+}
+
+func (p *runPrinter) delta(d *session.Delta) {
+	if d.Type == session.DeltaGap {
+		p.gap = true
+		return
+	}
+	if d.Kind != "text" {
+		return
+	}
+	key := fmt.Sprintf("%s/%d", d.RunID, d.Step)
+	if _, seen := p.streamed[key]; !seen {
+		p.streamed[key] = !p.gap
+	}
+	fmt.Fprint(p.g.stdout, d.Text)
+	p.midLine = !strings.HasSuffix(d.Text, "\n")
+}
+
+func (p *runPrinter) event(e *session.Event, showPrompt bool) {
+	switch e.Type {
+	case session.EvUserMessage:
+		if showPrompt {
+			fmt.Fprintf(p.g.stderr, "> %s\n", e.Text)
+		}
+	case session.EvModelStep:
+		key := fmt.Sprintf("%s/%d", e.RunID, e.Step)
+		if whole := p.streamed[key] && !p.gap; !whole && e.Text != "" {
+			fmt.Fprint(p.g.stdout, e.Text)
+			p.midLine = !strings.HasSuffix(e.Text, "\n")
+		}
+		p.gap = false
+		p.endLine()
+	case session.EvToolDispatch:
+		fmt.Fprintf(p.g.stderr, "[%s %s → %s]\n", e.Call.Block, e.Call.Name, e.Call.ID)
+	case session.EvToolResult:
+		status := "ok"
+		if e.IsError {
+			status = "error"
+		}
+		fmt.Fprintf(p.g.stderr, "[%s %s: %s] %s\n", e.Call.Name, e.Call.ID, status, firstLine(e.Text, 160))
+	case session.EvRunFinished:
+		p.endLine()
+		p.reportEnd(session.EndReason(e.Reason), e.IndeterminateToolCalls)
+		if e.Error != nil {
+			fmt.Fprintf(p.g.stderr, "  %s\n", e.Error.Message)
+		}
+	case session.EvRunPaused:
+		p.endLine()
+		msg := ""
+		if e.Error != nil {
+			msg = ": " + e.Error.Message
+		}
+		wait := ""
+		if e.RetryAfterMS > 0 {
+			wait = fmt.Sprintf(" (providers suggest waiting %s)", time.Duration(e.RetryAfterMS)*time.Millisecond)
+		}
+		fmt.Fprintf(p.g.stderr, "[run %s paused: %s%s]\nresume it with: axon run --session %s --resume%s\n", e.RunID, e.Reason, msg, p.session, wait)
+	case session.EvRunResumed:
+		fmt.Fprintf(p.g.stderr, "[run %s resumed]\n", e.RunID)
+	}
+}
+
+func (p *runPrinter) reportEnd(reason session.EndReason, indeterminate []string) {
+	fmt.Fprintf(p.g.stderr, "[run finished: %s]\n", reason)
+	if len(indeterminate) > 0 {
+		fmt.Fprintf(p.g.stderr, "  tool calls with an unknown outcome (never sent again): %s\n", strings.Join(indeterminate, ", "))
+	}
+}
+
+func (p *runPrinter) endLine() {
+	if p.midLine {
+		fmt.Fprintln(p.g.stdout)
+		p.midLine = false
+	}
+}
+
+func firstLine(s string, max int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}

@@ -1,0 +1,371 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/axonhq/axon/host/chain"
+)
+
+// Chains resolves a chain name ("default", or "default/glm" to pin one
+// provider) to the chain a model step runs through. *broker.Broker is one.
+type Chains interface {
+	Chain(name string) (*chain.Chain, error)
+}
+
+// Options configures a Manager.
+type Options struct {
+	// Dir holds one directory per session: <state_dir>/sessions.
+	Dir    string
+	Chains Chains
+	// Tools are the tool blocks a run may be allowed, by block name: the
+	// configured tool plugins, plus Recall under RecallBlock when the
+	// configuration has a vault.
+	Tools map[string]Tool
+	// Prices are the providers' prices by provider block name; a run
+	// freezes those of its chain.
+	Prices map[string]Price
+	Logger hclog.Logger
+
+	// Grace is how long in-flight tool calls may finish after a cancel or
+	// SIGTERM before they are abandoned (and named indeterminate). 5s.
+	Grace time.Duration
+	// ToolTimeout bounds one tool call; a call that outlives it has an
+	// unknown outcome, is reported to the model as such, and is never
+	// sent again. 5m.
+	ToolTimeout time.Duration
+	// IdleClose is how long a session with no run and no subscriber keeps
+	// its WAL open (and its writer lease). 1m.
+	IdleClose time.Duration
+	// DefaultChain (default "default") and DefaultMaxTurns (10) fill a
+	// request that names none.
+	DefaultChain    string
+	DefaultMaxTurns int
+
+	// Now and NewRunID replace the clock and the run id source in tests.
+	Now      func() time.Time
+	NewRunID func() string
+	// LookupEnv reads the failpoint settings of a -tags failpoints build.
+	LookupEnv func(string) (string, bool)
+}
+
+func (o *Options) defaults() {
+	if o.Grace <= 0 {
+		o.Grace = 5 * time.Second
+	}
+	if o.ToolTimeout <= 0 {
+		o.ToolTimeout = 5 * time.Minute
+	}
+	if o.IdleClose <= 0 {
+		o.IdleClose = time.Minute
+	}
+	if o.DefaultChain == "" {
+		o.DefaultChain = "default"
+	}
+	if o.DefaultMaxTurns <= 0 {
+		o.DefaultMaxTurns = 10
+	}
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.NewRunID == nil {
+		o.NewRunID = func() string { return "run_" + strings.ToLower(rand.Text()[:20]) }
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+}
+
+// Manager serves every session of one state directory: it opens each
+// session's actor on demand, runs their loops, keeps the projections and
+// shuts it all down on SIGTERM.
+type Manager struct {
+	opts Options
+	log  hclog.Logger
+	fp   *failpoints
+	proj projections
+
+	quit         chan struct{} // closed by Shutdown: subscribers end
+	runs         sync.WaitGroup
+	shutdownOnce sync.Once
+
+	mu      sync.Mutex
+	actors  map[string]*actor
+	closing bool
+}
+
+// New returns a manager. It does no I/O: Start rebuilds the projections
+// and resumes interrupted runs; without Start, sessions open on first use.
+func New(opts Options) (*Manager, error) {
+	if opts.Dir == "" || opts.Chains == nil {
+		return nil, errors.New("session: Options.Dir and Options.Chains are required")
+	}
+	opts.defaults()
+	return &Manager{
+		opts: opts, log: opts.Logger.Named("sessions"), fp: newFailpoints(opts.LookupEnv),
+		quit: make(chan struct{}), actors: map[string]*actor{},
+	}, nil
+}
+
+// Start opens every session of the directory: it rebuilds each projection
+// from the WAL (which wins over the stored snapshot), and resumes every run
+// a crash left open, or ends it interrupted when a tool call's outcome is
+// unknown. A session another process holds is listed from its snapshot;
+// one that cannot be read is listed with its error. Start fails only when
+// the directory cannot be listed.
+func (m *Manager) Start(ctx context.Context) error {
+	ids, err := sessionIDs(m.opts.Dir)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		a, err := m.acquire(id, nil)
+		if err == nil {
+			m.release(a)
+			continue
+		}
+		m.proj.put(m.unreadable(id, err))
+		if !errors.Is(err, ErrLocked) {
+			m.log.Error("session cannot be opened", "session", id, "error", err)
+		}
+	}
+	return nil
+}
+
+// unreadable is the projection of a session Start could not open: its
+// snapshot when another process holds it, else its error.
+func (m *Manager) unreadable(id string, err error) *SessionInfo {
+	dir := m.sessionDir(id)
+	md, _ := readMeta(dir)
+	if errors.Is(err, ErrLocked) {
+		if snap, serr := readSnapshot(dir); serr == nil {
+			snap.HeldElsewhere = true
+			return snap
+		}
+	}
+	return &SessionInfo{ID: id, Key: md.Key, CreatedAt: md.CreatedAt, Runs: []RunInfo{}, HeldElsewhere: errors.Is(err, ErrLocked), Error: err.Error()}
+}
+
+// Shutdown stops admission, stops every run (model calls at once, tool
+// calls after the grace period), seals each run interrupted, ends every
+// subscriber and closes the WALs. It returns when that is done or ctx ends
+// (runs still unsealed then resume or are interrupted at the next start).
+// Later calls wait for the first.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	var err error
+	m.shutdownOnce.Do(func() { err = m.shutdown(ctx) })
+	return err
+}
+
+func (m *Manager) shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	m.closing = true
+	actors := m.actorList()
+	m.mu.Unlock()
+	for _, a := range actors {
+		a.stopRun(EndInterrupted)
+	}
+	done := make(chan struct{})
+	go func() { m.runs.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("session: shutdown: runs still going: %w", ctx.Err())
+	}
+	close(m.quit)
+	m.mu.Lock()
+	actors = m.actorList()
+	m.mu.Unlock()
+	for _, a := range actors {
+		if cerr := a.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+func (m *Manager) actorList() []*actor {
+	out := make([]*actor, 0, len(m.actors))
+	for _, a := range m.actors {
+		out = append(out, a)
+	}
+	return out
+}
+
+// acquire returns the open actor of session id, opening it if need be (and
+// creating the session when create is set). The caller must release it.
+// Opening resumes the session's open run.
+func (m *Manager) acquire(id string, create *Key) (*actor, error) {
+	for {
+		m.mu.Lock()
+		if m.closing {
+			m.mu.Unlock()
+			return nil, ErrShuttingDown
+		}
+		a := m.actors[id]
+		if a == nil {
+			a = newActor(m, id)
+			a.refs = 1
+			m.actors[id] = a
+			m.mu.Unlock()
+			err := a.open(create)
+			m.mu.Lock()
+			a.openErr = err
+			if err != nil {
+				delete(m.actors, id)
+			}
+			close(a.ready)
+			m.mu.Unlock()
+			if err != nil {
+				return nil, err
+			}
+			a.resume()
+			return a, nil
+		}
+		if a.closing {
+			m.mu.Unlock()
+			<-a.closed
+			continue
+		}
+		a.refs++
+		m.mu.Unlock()
+		<-a.ready
+		if a.openErr != nil {
+			if create != nil && errors.Is(a.openErr, ErrNotFound) {
+				continue // a reader raced our creation: open again, creating
+			}
+			return nil, a.openErr
+		}
+		return a, nil
+	}
+}
+
+// release drops a reference. The last one schedules the actor's close after
+// IdleClose, or at once when its WAL failed.
+func (m *Manager) release(a *actor) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a.refs--
+	if a.refs > 0 || a.closing || m.actors[a.id] != a {
+		return
+	}
+	delay := m.opts.IdleClose
+	if a.failed.Load() {
+		delay = 0
+	}
+	if a.idle != nil {
+		a.idle.Stop()
+	}
+	a.idle = time.AfterFunc(delay, func() { m.closeIfIdle(a) })
+}
+
+// closeIfIdle closes a when nothing holds it, releasing its writer lease.
+func (m *Manager) closeIfIdle(a *actor) {
+	m.mu.Lock()
+	if a.refs > 0 || a.closing || m.actors[a.id] != a {
+		m.mu.Unlock()
+		return
+	}
+	a.closing = true
+	m.mu.Unlock()
+	if err := a.close(); err != nil {
+		m.log.Warn("session close", "session", a.id, "error", err)
+	}
+}
+
+// forget removes a closed actor from the map and wakes acquirers waiting
+// for it.
+func (m *Manager) forget(a *actor) {
+	m.mu.Lock()
+	if m.actors[a.id] == a {
+		delete(m.actors, a.id)
+	}
+	a.closing = true
+	m.mu.Unlock()
+}
+
+// admitting reports ErrShuttingDown once Shutdown began.
+func (m *Manager) admitting() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closing {
+		return ErrShuttingDown
+	}
+	return nil
+}
+
+// startRunner counts a run goroutine, unless Shutdown began.
+func (m *Manager) startRunner(a *actor) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closing {
+		return ErrShuttingDown
+	}
+	a.refs++
+	m.runs.Add(1)
+	return nil
+}
+
+// Sessions lists every session of the directory, most recently active
+// first, without usage facts. A session created since Start (by `axon run`,
+// say) is opened to be listed, or shown from its snapshot while its
+// process holds it.
+func (m *Manager) Sessions() []SessionInfo {
+	ids, err := sessionIDs(m.opts.Dir)
+	if err != nil {
+		m.log.Warn("cannot list the sessions directory", "error", err)
+	}
+	var found projections // sessions held by another process: listed, not kept
+	for _, id := range ids {
+		if _, known := m.proj.get(id); known {
+			continue
+		}
+		info, err := m.Session(id)
+		if err != nil {
+			info = m.unreadable(id, err)
+		}
+		if _, opened := m.proj.get(id); !opened {
+			found.put(info)
+		}
+	}
+	list := append(m.proj.list(), found.list()...)
+	sortSessions(list)
+	out := make([]SessionInfo, len(list))
+	for i, s := range list {
+		out[i] = s.summary()
+	}
+	return out
+}
+
+// Session returns one session's projection, opening the session if it is
+// not open (which rebuilds it from the WAL).
+func (m *Manager) Session(id string) (*SessionInfo, error) {
+	if !validID(id) || !m.exists(id) {
+		return nil, fmt.Errorf("%w: session %q", ErrNotFound, id)
+	}
+	a, err := m.acquire(id, nil)
+	if err != nil {
+		if errors.Is(err, ErrLocked) {
+			return m.unreadable(id, err), nil
+		}
+		return nil, err
+	}
+	defer m.release(a)
+	info, _ := m.proj.get(id)
+	return info, nil
+}
