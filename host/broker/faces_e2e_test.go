@@ -28,19 +28,29 @@ func frames(dir string) []string {
 
 // waitFrames waits until the display has drawn want as its newest frames.
 // Polling the directory is the only way to observe a separate process's
-// files; the deadline only guards against a hang.
-func waitFrames(t *testing.T, dir string, want ...string) {
+// files; the deadline only guards against a hang. It reports with Errorf,
+// so upstream handlers (other goroutines) may call it too.
+func waitFrames(t *testing.T, dir string, want ...string) bool {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		got := frames(dir)
 		if len(got) >= len(want) && slices.Equal(got[len(got)-len(want):], want) {
-			return
+			return true
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("display frames %v, want them to end with %v", got, want)
+			t.Errorf("display frames %v, want them to end with %v", got, want)
+			return false
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// mustFrames is waitFrames for the test's own goroutine.
+func mustFrames(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	if !waitFrames(t, dir, want...) {
+		t.FailNow()
 	}
 }
 
@@ -62,18 +72,17 @@ func TestFacesFollowTheTurn(t *testing.T) {
 	second := newUpstream(t, anthropicText("claude-test", "unused"))
 	first.script(func(w http.ResponseWriter, r *http.Request) {
 		waitFrames(t, dir, "thinking")
-		w.Header().Set("Content-Type", "text/event-stream")
 		sse(w, `data: {"id":"c","model":"gpt-test","choices":[{"index":0,"delta":{"content":"hello"}}]}`+"\n\n")
 		waitFrames(t, dir, "thinking", "speaking")
-		sse(w, `data: {"id":"c","model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n", "data: [DONE]\n\n")
+		more(w, `data: {"id":"c","model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n", "data: [DONE]\n\n")
 	})
 	r := newRig(t, twoProviders(first, second, withDisplay(dir)), Options{Faces: faces.Options{HappyFor: time.Millisecond}})
-	waitFrames(t, dir, "idle")
+	mustFrames(t, dir, "idle")
 	resp := r.post("/v1/chat/completions", chatBody("default", true))
 	if resp.status != http.StatusOK || !strings.Contains(resp.body, "hello") {
 		t.Fatalf("%d %s", resp.status, resp.body)
 	}
-	waitFrames(t, dir, "idle", "thinking", "speaking", "happy", "idle")
+	mustFrames(t, dir, "idle", "thinking", "speaking", "happy", "idle")
 }
 
 func TestDegradedFaceAndRecovery(t *testing.T) {
@@ -84,12 +93,12 @@ func TestDegradedFaceAndRecovery(t *testing.T) {
 	if resp := r.post("/v1/chat/completions", chatBody("default", false)); resp.status != http.StatusServiceUnavailable {
 		t.Fatalf("exhausted: %d", resp.status)
 	}
-	waitFrames(t, dir, "degraded")
+	mustFrames(t, dir, "degraded")
 	second.script(anthropicText("claude-test", "better now"))
 	if resp := r.post("/v1/chat/completions", chatBody("default", false)); resp.status != http.StatusOK {
 		t.Fatalf("recovery: %d %s", resp.status, resp.body)
 	}
-	waitFrames(t, dir, "happy")
+	mustFrames(t, dir, "happy")
 }
 
 // TestDisplayKilledMidTurn: the display plugin is SIGKILLed while a turn
@@ -101,18 +110,23 @@ func TestDisplayKilledMidTurn(t *testing.T) {
 	var killed int
 	first := newUpstream(t, nil)
 	first.script(func(w http.ResponseWriter, req *http.Request) {
+		// The first request kills the display mid-turn; later ones just answer.
 		waitFrames(t, dir, "thinking")
 		in, _ := r.broker.Supervisor().Instance("face")
 		killed = in.Pid()
-		syscall.Kill(killed, syscall.SIGKILL)
+		if killed <= 0 { // never kill(0): that signals the whole process group
+			t.Errorf("display plugin pid %d", killed)
+		} else {
+			syscall.Kill(killed, syscall.SIGKILL)
+		}
 		openaiText("gpt-test", "still", "answering")(w, req)
-	})
+	}, openaiText("gpt-test", "still", "answering"))
 	second := newUpstream(t, anthropicText("claude-test", "unused"))
 	r = newRig(t, twoProviders(first, second, withDisplay(dir)), Options{
 		Faces:      faces.Options{HappyFor: time.Hour},
 		Supervisor: supervisorFast(),
 	})
-	waitFrames(t, dir, "idle")
+	mustFrames(t, dir, "idle")
 	resp := r.post("/v1/chat/completions", chatBody("default", false))
 	if resp.status != http.StatusOK || chatText(t, resp.body) != "still answering" {
 		t.Fatalf("the turn failed with the display: %d %s", resp.status, resp.body)
@@ -124,7 +138,7 @@ func TestDisplayKilledMidTurn(t *testing.T) {
 	if resp := r.post("/v1/chat/completions", chatBody("default", false)); resp.status != http.StatusOK {
 		t.Fatal(resp.body)
 	}
-	waitFrames(t, dir, "happy")
+	mustFrames(t, dir, "happy")
 	in, _ := r.broker.Supervisor().Instance("face")
 	if pid := in.Pid(); pid == 0 || pid == killed {
 		t.Errorf("display pid %d after the kill (killed %d)", pid, killed)

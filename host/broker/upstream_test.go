@@ -52,6 +52,11 @@ func (u *upstream) script(steps ...step) {
 func sse(w http.ResponseWriter, events ...string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
+	more(w, events...)
+}
+
+// more writes further events of a stream sse started, flushing each.
+func more(w http.ResponseWriter, events ...string) {
 	for _, e := range events {
 		io.WriteString(w, e)
 		w.(http.Flusher).Flush()

@@ -56,6 +56,10 @@ func TestPluginKilledMidStreamGivesTypedErrorThenRestarts(t *testing.T) {
 		if !killed {
 			killed = true
 			firstPid = in.Pid()
+			if firstPid <= 0 { // never kill(0): that signals the whole process group
+				t.Errorf("pid %d during a call", firstPid)
+				return nil
+			}
 			if err := syscall.Kill(firstPid, syscall.SIGKILL); err != nil {
 				t.Errorf("kill: %v", err)
 			}
@@ -144,7 +148,11 @@ func TestHealthCheckReplacesADeadProcess(t *testing.T) {
 	if err := in.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	syscall.Kill(in.Pid(), syscall.SIGKILL)
+	pid := in.Pid()
+	if pid <= 0 { // never kill(0): that signals the whole process group
+		t.Fatalf("pid %d after Start", pid)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(logs.String(), "plugin process lost") {
 		if time.Now().After(deadline) {
