@@ -14,7 +14,7 @@ PLUGIN_DIRS := $(filter-out examples/client-%,$(patsubst %/main.go,%,$(wildcard 
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 
-.PHONY: all build run test test-race vet bench proto pi test-arm64 clean
+.PHONY: all build run test test-race vet bench proto pi test-arm64 fixtures clean
 
 all: build
 
@@ -68,6 +68,12 @@ ARM64_PKGS := ./hardware/... ./plugins/display-epd/ ./plugins/display-png/ ./plu
 test-arm64:
 	command -v qemu-aarch64-static >/dev/null || { apt-get update && apt-get install -y qemu-user-static; }
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -exec qemu-aarch64-static $(ARM64_PKGS)
+
+# Refreshes the copy of the shared recorded provider responses that the
+# plugin tests replay (never edit the copy; see plugins/testdata/README.md).
+SHARED_FIXTURES ?= ../shared/fixtures/wire
+fixtures:
+	rm -rf plugins/testdata/wire && cp -a $(SHARED_FIXTURES) plugins/testdata/wire
 
 clean:
 	rm -rf $(BIN)

@@ -21,7 +21,7 @@ import (
 // Recorded response bodies: the shared set, recorded from the real API by
 // other projects, and this plugin's own set for cases the shared one lacks.
 const (
-	sharedFixtures = "../../../shared/fixtures/wire/anthropic"
+	sharedFixtures = "../testdata/wire/anthropic" // a copy of ../shared/fixtures/wire; see plugins/testdata/README.md
 	localFixtures  = "testdata/wire"
 )
 
