@@ -42,9 +42,15 @@ func BenchmarkSSEDecoder(b *testing.B) {
 }
 
 // BenchmarkDecodeStream measures the whole path a streamed reply takes:
-// SSE framing, chunk JSON, assembly and events into a sink.
+// SSE framing, chunk or event JSON, assembly and events into a sink, for
+// both wire families.
 func BenchmarkDecodeStream(b *testing.B) {
-	for _, name := range []string{benchStream, "openai/chat-parallel-tool-calls-stream-2.sse"} {
+	for _, c := range []struct{ name, api string }{
+		{benchStream, apiChat},
+		{"openai/chat-parallel-tool-calls-stream-2.sse", apiChat},
+		{"openai/responses-reasoning-summary-function-call-stream.sse", apiResponses},
+	} {
+		name, decode := c.name, wireFor(c.api).decodeStream
 		b.Run(name, func(b *testing.B) {
 			body := readFixtureB(b, name)
 			events := countEvents(b, body)
@@ -55,7 +61,7 @@ func BenchmarkDecodeStream(b *testing.B) {
 			mallocs := mallocsDuring(b, func() {
 				for b.Loop() {
 					r.Reset(body)
-					if err := decodeStream(context.Background(), r, newTurn(sink, "m", nil)); err != nil {
+					if err := decode(context.Background(), r, newTurn(sink, "m", nil)); err != nil {
 						b.Fatal(err)
 					}
 				}

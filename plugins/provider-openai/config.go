@@ -17,6 +17,14 @@ const (
 	defaultMaxTokensField = fieldMaxTokens
 	defaultIncludeUsage   = true
 	defaultReasoningField = reasoningNone
+	defaultAPI            = apiChat
+)
+
+// The wire families the plugin speaks: Chat Completions, which every
+// compatible server offers, or OpenAI's Responses API.
+const (
+	apiChat      = "chat"
+	apiResponses = "responses"
 )
 
 // Where a limit on output tokens goes: classic models take max_tokens,
@@ -46,13 +54,14 @@ type config struct {
 	ReasoningEffort string            `json:"reasoning_effort"`
 	ReasoningField  string            `json:"reasoning_field"`
 	IncludeUsage    bool              `json:"include_usage"`
+	API             string            `json:"api"`
 }
 
 // schema declares the attributes above to the host.
 func schema() sdk.Schema {
 	return sdk.Schema{Attributes: []sdk.Attribute{
 		{Name: "base_url", Type: "string", Default: jsonString(defaultBaseURL),
-			Description: "API root; requests go to {base_url}/chat/completions, e.g. http://127.0.0.1:11434/v1 for Ollama."},
+			Description: "API root; requests go to {base_url}/chat/completions ({base_url}/responses with api = responses), e.g. http://127.0.0.1:11434/v1 for Ollama."},
 		{Name: "model", Type: "string",
 			Description: "Model used when a request names none, e.g. gpt-4o-mini."},
 		{Name: "max_tokens", Type: "number", Default: json.RawMessage("0"),
@@ -67,6 +76,8 @@ func schema() sdk.Schema {
 			Description: "Assistant-message field that carries earlier reasoning back: reasoning_content (DeepSeek, Z.ai, vLLM), reasoning (Ollama, OpenRouter) or none."},
 		{Name: "include_usage", Type: "bool", Default: json.RawMessage("true"),
 			Description: "Send stream_options.include_usage so the server reports token usage; turn off for servers that reject it."},
+		{Name: "api", Type: "string", Default: jsonString(defaultAPI),
+			Description: "Wire family: chat (POST {base_url}/chat/completions, every compatible server) or responses (POST {base_url}/responses, OpenAI's Responses API; no stop sequences)."},
 	}}
 }
 
@@ -81,6 +92,7 @@ func parseConfig(cfg sdk.Config) (config, error) {
 		MaxTokensField: defaultMaxTokensField,
 		ReasoningField: defaultReasoningField,
 		IncludeUsage:   defaultIncludeUsage,
+		API:            defaultAPI,
 	}
 	if err := cfg.Decode(&c); err != nil {
 		return config{}, err
@@ -105,6 +117,11 @@ func parseConfig(cfg sdk.Config) (config, error) {
 	case reasoningNone, reasoningContent, reasoningPlain:
 	default:
 		return config{}, sdk.Permanentf("reasoning_field %q: want %s, %s or %s", c.ReasoningField, reasoningContent, reasoningPlain, reasoningNone)
+	}
+	switch c.API {
+	case apiChat, apiResponses:
+	default:
+		return config{}, sdk.Permanentf("api %q: want %s or %s", c.API, apiChat, apiResponses)
 	}
 	for name := range c.Headers {
 		canon := http.CanonicalHeaderKey(name)

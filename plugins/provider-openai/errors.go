@@ -132,6 +132,11 @@ func httpError(status int, h http.Header, body []byte, now time.Time) *sdk.Error
 // non-streaming body holding only an error.
 func streamError(body []byte) *sdk.Error {
 	we, _ := parseError(body)
+	return inBandError(we)
+}
+
+// inBandError classifies an error read from inside a 200 response.
+func inBandError(we wireError) *sdk.Error {
 	status := we.statusCode
 	if status == 0 && we.numCode >= 400 && we.numCode <= 599 {
 		status = we.numCode
@@ -165,6 +170,7 @@ func codeClass(id string) sdk.Class {
 		"server_is_overloaded", "slow_down", "capacity_exceeded", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED":
 		return sdk.ClassTransient
 	case "tool_use_failed", // Groq: the model's call does not match its schema, like malformed tool JSON
+		"invalid_prompt", // Responses API: the prompt was refused as it stands
 		"model_not_found", "not_found_error", "NOT_FOUND":
 		return sdk.ClassPermanent
 	}

@@ -67,6 +67,9 @@ func render(t *testing.T, events []sdk.Event, err error) string {
 			if ev.Signature != "" {
 				line["signature"] = ev.Signature
 			}
+			if ev.Redacted != "" {
+				line["redacted"] = ev.Redacted
+			}
 		case sdk.EventToolCall:
 			line["index"] = ev.Index
 			line["id"] = ev.ToolCall.ID

@@ -2,7 +2,9 @@
 // Chat Completions wire format (POST {base_url}/chat/completions). One
 // binary serves OpenAI and every compatible server — Ollama, OpenRouter,
 // Groq, Cerebras, NVIDIA, Mistral, GitHub Models, DeepSeek, xAI, Z.ai,
-// Gemini's OpenAI endpoint — by configuration alone.
+// Gemini's OpenAI endpoint — by configuration alone. With api =
+// "responses" it speaks OpenAI's Responses API (POST {base_url}/responses)
+// instead; the responses_*.go files hold that wire family.
 //
 // It translates canonical sdk requests to the wire and streamed replies back
 // to sdk events, and maps every wire error to the sdk error taxonomy. It is

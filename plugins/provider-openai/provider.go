@@ -73,15 +73,12 @@ func (p *openai) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) e
 	if p.client == nil {
 		return sdk.Permanentf("openai: not configured with an egress")
 	}
-	wire, err := buildRequest(p.cfg, req)
+	w := wireFor(p.cfg.API)
+	body, model, err := w.build(p.cfg, req)
 	if err != nil {
 		return err
 	}
-	body, err := encodeRequest(wire)
-	if err != nil {
-		return err
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.cfg.BaseURL+"/chat/completions", bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.cfg.BaseURL+w.path, bytes.NewReader(body))
 	if err != nil {
 		return sdk.Permanentf("openai: build request: %v", err)
 	}
@@ -106,12 +103,12 @@ func (p *openai) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) e
 		return httpError(resp.StatusCode, resp.Header, b, p.now())
 	}
 
-	t := newTurn(out, wire.Model, body)
+	t := newTurn(out, model, body)
 	r := bufio.NewReaderSize(resp.Body, sseBufferSize)
 	if isJSON(resp.Header.Get("Content-Type"), r) {
-		err = decodeJSON(ctx, r, t)
+		err = w.decodeJSON(ctx, r, t)
 	} else {
-		err = decodeStream(ctx, r, t)
+		err = w.decodeStream(ctx, r, t)
 	}
 	if err != nil && ctx.Err() != nil {
 		return ctxError(ctx.Err())
@@ -119,9 +116,56 @@ func (p *openai) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) e
 	return err
 }
 
+// wireAPI is one wire family the plugin speaks: where a request goes, how
+// its body is built, and how a reply (streamed or one JSON document) is
+// read into a turn.
+type wireAPI struct {
+	path         string
+	build        func(config, *sdk.Request) (body []byte, model string, err error)
+	decodeStream func(context.Context, io.Reader, *turn) error
+	decodeJSON   func(context.Context, io.Reader, *turn) error
+}
+
+var (
+	chatWire = wireAPI{
+		path: "/chat/completions",
+		build: func(c config, req *sdk.Request) ([]byte, string, error) {
+			wire, err := buildRequest(c, req)
+			if err != nil {
+				return nil, "", err
+			}
+			body, err := encodeRequest(wire)
+			return body, wire.Model, err
+		},
+		decodeStream: decodeStream,
+		decodeJSON:   decodeJSON,
+	}
+	responsesWire = wireAPI{
+		path: "/responses",
+		build: func(c config, req *sdk.Request) ([]byte, string, error) {
+			wire, err := buildResponsesRequest(c, req)
+			if err != nil {
+				return nil, "", err
+			}
+			body, err := encodeRequest(wire)
+			return body, wire.Model, err
+		},
+		decodeStream: decodeResponsesStream,
+		decodeJSON:   decodeResponsesJSON,
+	}
+)
+
+// wireFor is the wire family the api attribute names.
+func wireFor(api string) wireAPI {
+	if api == apiResponses {
+		return responsesWire
+	}
+	return chatWire
+}
+
 // encodeRequest marshals the wire body. HTML escaping is off: prompts are
 // not HTML, and "<" stays one byte instead of six.
-func encodeRequest(wire *chatRequest) ([]byte, error) {
+func encodeRequest(wire any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -26,14 +27,13 @@ type fixtureRule struct {
 	prefix string
 	replay bool
 	reason string // why a file is not replayed
+	api    string // the api attribute to replay with; empty is chat
 }
 
 var fixtureRules = []fixtureRule{
 	{prefix: "openai/chat-", replay: true},
 	{prefix: "openai/error-", replay: true},
-	// The Responses API answers errors in the Chat Completions envelope.
-	{prefix: "openai/responses-error-", replay: true},
-	{prefix: "openai/responses-", reason: "OpenAI Responses API (POST /v1/responses): typed response.* events, another wire family"},
+	{prefix: "openai/responses-", replay: true, api: apiResponses},
 	{prefix: "openai-compatible/", replay: true},
 	{prefix: "ollama/v1-", replay: true},
 	{prefix: "ollama/api-chat-", reason: "Ollama native /api/chat NDJSON stream, another wire family"},
@@ -89,6 +89,22 @@ func bodyFiles(t *testing.T, root string) []string {
 		t.Fatalf("no fixtures under %s", root)
 	}
 	return files
+}
+
+// fixtureAPI is the api attribute a fixture is replayed with: the shared
+// set says so in its rules, and this plugin's own Responses cases live
+// under testdata/wire/responses/.
+func fixtureAPI(root, rel string) string {
+	if root == ownFixtures {
+		if strings.HasPrefix(rel, "responses/") {
+			return apiResponses
+		}
+		return apiChat
+	}
+	if r, _ := ruleFor(rel); r.api != "" {
+		return r.api
+	}
+	return apiChat
 }
 
 func ruleFor(rel string) (fixtureRule, bool) {
@@ -175,7 +191,7 @@ func replay(t *testing.T, root, rel, golden string) {
 		}
 		w.WriteHeader(meta.Status)
 		w.Write(body)
-	}), `{"model":"test-model"}`)
+	}), fmt.Sprintf(`{"model":"test-model","api":%q}`, fixtureAPI(root, rel)))
 
 	events, err := generate(t, p, userRequest("What's the weather in Florence?"))
 	if err == nil {

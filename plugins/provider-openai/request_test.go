@@ -269,7 +269,7 @@ func TestParseConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := config{BaseURL: "https://api.openai.com/v1", MaxTokensField: "max_tokens", ReasoningField: "none", IncludeUsage: true}
+		want := config{BaseURL: "https://api.openai.com/v1", MaxTokensField: "max_tokens", ReasoningField: "none", IncludeUsage: true, API: "chat"}
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(config{})); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
@@ -291,6 +291,7 @@ func TestParseConfig(t *testing.T) {
 		`{"max_tokens":-1}`,
 		`{"max_tokens_field":"max_output_tokens"}`,
 		`{"reasoning_field":"thinking"}`,
+		`{"api":"completions"}`,
 		`{"headers":{"authorization":"Bearer sk-123"}}`,
 		`{"headers":{"X-Api-Key":"k"}}`,
 		`{"headers":{"x-goog-api-key":"k"}}`,

@@ -13,14 +13,10 @@ import (
 // this way when they ignore stream: true, and recorded replies come this
 // way; both go through the same turn as a stream does.
 func decodeJSON(ctx context.Context, body io.Reader, t *turn) error {
-	b, err := io.ReadAll(io.LimitReader(body, maxJSONBody+1))
+	b, err := readJSONBody(body)
 	if err != nil {
-		return readError(err)
+		return err
 	}
-	if len(b) > maxJSONBody {
-		return &sdk.Error{Class: sdk.ClassPermanent, Code: "response_too_large", Message: "openai: reply too large"}
-	}
-	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '[' {
 		return streamError(b)
 	}
@@ -36,4 +32,17 @@ func decodeJSON(ctx context.Context, body io.Reader, t *turn) error {
 		return err
 	}
 	return t.end(ctx)
+}
+
+// readJSONBody reads a whole non-streaming reply, trimmed, within
+// maxJSONBody.
+func readJSONBody(body io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(body, maxJSONBody+1))
+	if err != nil {
+		return nil, readError(err)
+	}
+	if len(b) > maxJSONBody {
+		return nil, &sdk.Error{Class: sdk.ClassPermanent, Code: "response_too_large", Message: "openai: reply too large"}
+	}
+	return bytes.TrimSpace(b), nil
 }

@@ -15,8 +15,9 @@ import (
 	"github.com/axonhq/axon/sdk"
 )
 
-// decodeEvents runs decodeStream over body and collects the result.
-func decodeEvents(t *testing.T, body []byte, oneByte bool) ([]sdk.Event, error) {
+// decodeEvents runs the stream decoder of api over body and collects the
+// result.
+func decodeEvents(t *testing.T, api string, body []byte, oneByte bool) ([]sdk.Event, error) {
 	t.Helper()
 	var events []sdk.Event
 	sink := sdk.SinkFunc(func(_ context.Context, ev sdk.Event) error {
@@ -26,10 +27,11 @@ func decodeEvents(t *testing.T, body []byte, oneByte bool) ([]sdk.Event, error) 
 	r := bytes.NewReader(body)
 	tn := newTurn(sink, "test-model", []byte("{}"))
 	var err error
+	decode := wireFor(api).decodeStream
 	if oneByte {
-		err = decodeStream(context.Background(), iotest.OneByteReader(r), tn)
+		err = decode(context.Background(), iotest.OneByteReader(r), tn)
 	} else {
-		err = decodeStream(context.Background(), r, tn)
+		err = decode(context.Background(), r, tn)
 	}
 	return events, err
 }
@@ -39,29 +41,33 @@ func decodeEvents(t *testing.T, body []byte, oneByte bool) ([]sdk.Event, error) 
 // as reading it whole.
 func TestStreamSplitAtEveryByte(t *testing.T) {
 	t.Parallel()
-	var files []string
+	type stream struct{ path, api string }
+	var files []stream
+	apis := map[string]int{}
 	for _, root := range []string{sharedFixtures, ownFixtures} {
 		for _, rel := range bodyFiles(t, root) {
 			if r, ok := ruleFor(rel); root == sharedFixtures && (!ok || !r.replay) {
 				continue
 			}
 			if strings.HasSuffix(rel, ".sse") {
-				files = append(files, filepath.Join(root, rel))
+				api := fixtureAPI(root, rel)
+				files = append(files, stream{filepath.Join(root, rel), api})
+				apis[api]++
 			}
 		}
 	}
-	if len(files) < 10 {
-		t.Fatalf("only %d streams found", len(files))
+	if apis[apiChat] < 10 || apis[apiResponses] < 5 {
+		t.Fatalf("too few streams found: %v", apis)
 	}
-	for _, path := range files {
-		t.Run(path, func(t *testing.T) {
+	for _, f := range files {
+		t.Run(f.path, func(t *testing.T) {
 			t.Parallel()
-			body, err := os.ReadFile(path)
+			body, err := os.ReadFile(f.path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantEv, wantErr := decodeEvents(t, body, false)
-			gotEv, gotErr := decodeEvents(t, body, true)
+			wantEv, wantErr := decodeEvents(t, f.api, body, false)
+			gotEv, gotErr := decodeEvents(t, f.api, body, true)
 			if diff := cmp.Diff(wantEv, gotEv); diff != "" {
 				t.Errorf("events differ (-whole +one byte):\n%s", diff)
 			}
