@@ -35,6 +35,11 @@ func TestAxonChain(t *testing.T) {
 			want: []hop{{"glm", "glm", "env:ZAI_API_KEY", "glm-4.6"}},
 		},
 		{
+			name: "a dashed preset name reads underscored variables",
+			env:  map[string]string{"AXON_CHAIN": "gemini-native", "GEMINI_NATIVE_API_KEY": "k", "GEMINI_NATIVE_MODEL": "gemini-2.5-flash"},
+			want: []hop{{"gemini-native", "gemini-native", "env:GEMINI_NATIVE_API_KEY", "gemini-2.5-flash"}},
+		},
+		{
 			name: "<PRESET>_API_KEY wins over the preset's own variable",
 			env:  map[string]string{"AXON_CHAIN": "github", "GITHUB_API_KEY": "a", "GITHUB_TOKEN": "b", "GITHUB_MODEL": "openai/gpt-4.1"},
 			want: []hop{{"github", "github", "env:GITHUB_API_KEY", "openai/gpt-4.1"}},

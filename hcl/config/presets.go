@@ -13,10 +13,11 @@ import (
 //
 // BaseURL convention: for the "openai" plugin it ends before
 // "/chat/completions"; for the "anthropic" plugin it ends before
-// "/v1/messages" (as the vendors' own SDKs take it).
+// "/v1/messages"; for the "gemini" plugin it ends before
+// "/v1beta/models/..." (as the vendors' own SDKs take it).
 type Preset struct {
 	Name    string
-	Plugin  string   // provider plugin: "openai" or "anthropic"
+	Plugin  string   // provider plugin: "openai", "anthropic" or "gemini"
 	BaseURL string   // plugin-owned base_url
 	Auth    sdk.Auth // where the host puts the credential
 	KeyEnv  string   // default credential env var; "" when no key is needed
@@ -61,6 +62,8 @@ var presets = []Preset{
 		Docs: "https://docs.github.com/en/rest/models/inference"},
 	{Name: "gemini", Plugin: "openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", Auth: bearer, KeyEnv: "GEMINI_API_KEY", Model: "gemini-flash-latest",
 		Docs: "https://ai.google.dev/gemini-api/docs/openai"},
+	{Name: "gemini-native", Plugin: "gemini", BaseURL: "https://generativelanguage.googleapis.com", Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-goog-api-key"}, KeyEnv: "GEMINI_API_KEY", Model: "gemini-flash-latest",
+		Docs: "https://ai.google.dev/api/generate-content"},
 	{Name: "deepseek", Plugin: "openai", BaseURL: "https://api.deepseek.com", Auth: bearer, KeyEnv: "DEEPSEEK_API_KEY",
 		Docs: "https://api-docs.deepseek.com"},
 	{Name: "xai", Plugin: "openai", BaseURL: "https://api.x.ai/v1", Auth: bearer, KeyEnv: "XAI_API_KEY",
@@ -88,5 +91,7 @@ func PresetNames() []string {
 	return names
 }
 
-// envPrefix is the upper-case prefix of a preset's AXON_CHAIN variables.
-func (p Preset) envPrefix() string { return strings.ToUpper(p.Name) }
+// envPrefix is the upper-case prefix of a preset's AXON_CHAIN variables;
+// a dash, which no environment variable name may hold, becomes "_"
+// (gemini-native: GEMINI_NATIVE_API_KEY).
+func (p Preset) envPrefix() string { return strings.ToUpper(strings.ReplaceAll(p.Name, "-", "_")) }

@@ -23,7 +23,7 @@ func TestPresetTable(t *testing.T) {
 			if !pluginName.MatchString(p.Name) {
 				t.Errorf("name %q is not lower-case", p.Name)
 			}
-			if p.Plugin != "openai" && p.Plugin != "anthropic" {
+			if p.Plugin != "openai" && p.Plugin != "anthropic" && p.Plugin != "gemini" {
 				t.Errorf("plugin %q is not a first-party provider plugin", p.Plugin)
 			}
 			u, err := checkBaseURL(p.BaseURL)
@@ -78,6 +78,7 @@ func TestPresetRows(t *testing.T) {
 		{"glm", Preset{Plugin: "anthropic", BaseURL: "https://api.z.ai/api/anthropic", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "ZAI_API_KEY"}},
 		{"ollama", Preset{Plugin: "openai", BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5:3b", Tier: TierLocal}},
 		{"gemini", Preset{Plugin: "openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "GEMINI_API_KEY", Model: "gemini-flash-latest"}},
+		{"gemini-native", Preset{Plugin: "gemini", BaseURL: "https://generativelanguage.googleapis.com", Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-goog-api-key"}, KeyEnv: "GEMINI_API_KEY", Model: "gemini-flash-latest"}},
 		{"openai", Preset{Plugin: "openai", BaseURL: "https://api.openai.com/v1", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "OPENAI_API_KEY"}},
 		{"github", Preset{Plugin: "openai", BaseURL: "https://models.github.ai/inference", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "GITHUB_TOKEN"}},
 	}
@@ -92,7 +93,7 @@ func TestPresetRows(t *testing.T) {
 			t.Errorf("preset %q (-want +got):\n%s", tc.name, diff)
 		}
 	}
-	want := []string{"openai", "anthropic", "glm", "ollama", "openrouter", "groq", "cerebras", "nvidia", "mistral", "github", "gemini", "deepseek", "xai"}
+	want := []string{"openai", "anthropic", "glm", "ollama", "openrouter", "groq", "cerebras", "nvidia", "mistral", "github", "gemini", "gemini-native", "deepseek", "xai"}
 	if diff := cmp.Diff(want, PresetNames()); diff != "" {
 		t.Errorf("preset names (-want +got):\n%s", diff)
 	}

@@ -228,7 +228,7 @@ func (c *Chain) try(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.
 	}
 	start := clk.Now()
 	s.start()
-	genErr := hop.Provider.Generate(hctx, cloneRequest(req, hop.Model), s)
+	genErr := hop.Provider.Generate(hctx, dropForeignReasoning(cloneRequest(req, hop.Model), hop.Name), s)
 	s.end()
 
 	r := tried{committed: s.committed}

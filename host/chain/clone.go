@@ -113,3 +113,26 @@ func clonePtr[T any](p *T, copyValue func(T) T) *T {
 }
 
 func cloneRaw(r json.RawMessage) json.RawMessage { return bytes.Clone(r) }
+
+// dropForeignReasoning removes reasoning another provider produced (its
+// Origin names another hop): a signature or encrypted reasoning block is
+// only valid for the provider that made it, and a strict provider refuses
+// the whole request over one. Reasoning of unknown origin (a client sent it
+// back) is kept. r is the hop's own copy.
+func dropForeignReasoning(r *sdk.Request, hop string) *sdk.Request {
+	for i, m := range r.Messages {
+		keep := m.Parts[:0:0]
+		dropped := false
+		for _, p := range m.Parts {
+			if rp, ok := p.(sdk.Reasoning); ok && rp.Origin != "" && rp.Origin != hop {
+				dropped = true
+				continue
+			}
+			keep = append(keep, p)
+		}
+		if dropped {
+			r.Messages[i].Parts = keep
+		}
+	}
+	return r
+}

@@ -18,12 +18,12 @@ func fullRequest() *sdk.Request {
 	parts := []sdk.Part{
 		sdk.Text{Text: "look"},
 		sdk.Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}, URL: "https://example.com/a.png"},
-		sdk.Reasoning{Text: "think", Signature: "sig", Redacted: "enc"},
+		sdk.Reasoning{Text: "think", Signature: "sig", Redacted: "enc", Origin: "ollama"}, // the fallback hop made it: it receives it
 		sdk.ToolCall{ID: "call_1", Name: "weather", Input: json.RawMessage(`{"city":"Oslo"}`)},
 		sdk.ToolResult{CallID: "call_1", Name: "weather", Content: []sdk.Part{sdk.Text{Text: "rain"}, sdk.Image{MediaType: "image/jpeg", Data: []byte{1}, URL: "u"}}, IsError: true},
 		&sdk.Text{Text: "ptr"},
 		&sdk.Image{MediaType: "image/gif", Data: []byte{2, 3}, URL: "v"},
-		&sdk.Reasoning{Text: "t", Signature: "s", Redacted: "r"},
+		&sdk.Reasoning{Text: "t", Signature: "s", Redacted: "r", Origin: "glm"},
 		&sdk.ToolCall{ID: "call_2", Name: "clock", Input: json.RawMessage(`{}`)},
 		&sdk.ToolResult{CallID: "call_2", Name: "clock", Content: []sdk.Part{&sdk.Text{Text: "noon"}}, IsError: true},
 	}

@@ -16,6 +16,7 @@ type partJSON struct {
 	URL       string          `json:"url,omitempty"`
 	Signature string          `json:"signature,omitempty"`
 	Redacted  string          `json:"redacted,omitempty"`
+	Origin    string          `json:"origin,omitempty"`
 	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
@@ -33,7 +34,7 @@ func encodeParts(parts []sdk.Part) []partJSON {
 		case sdk.Image:
 			out = append(out, partJSON{Type: "image", MediaType: v.MediaType, Data: v.Data, URL: v.URL})
 		case sdk.Reasoning:
-			out = append(out, partJSON{Type: "reasoning", Text: v.Text, Signature: v.Signature, Redacted: v.Redacted})
+			out = append(out, partJSON{Type: "reasoning", Text: v.Text, Signature: v.Signature, Redacted: v.Redacted, Origin: v.Origin})
 		case sdk.ToolCall:
 			out = append(out, partJSON{Type: "tool_call", ID: v.ID, Name: v.Name, Input: v.Input})
 		case sdk.ToolResult:
@@ -52,7 +53,7 @@ func decodeParts(in []partJSON) ([]sdk.Part, error) {
 		case "image":
 			out = append(out, sdk.Image{MediaType: p.MediaType, Data: p.Data, URL: p.URL})
 		case "reasoning":
-			out = append(out, sdk.Reasoning{Text: p.Text, Signature: p.Signature, Redacted: p.Redacted})
+			out = append(out, sdk.Reasoning{Text: p.Text, Signature: p.Signature, Redacted: p.Redacted, Origin: p.Origin})
 		case "tool_call":
 			out = append(out, sdk.ToolCall{ID: p.ID, Name: p.Name, Input: p.Input})
 		case "tool_result":

@@ -132,7 +132,7 @@ func (a *actor) modelStep(rn *runner, start RunStarted, n int, req *sdk.Request)
 	err = a.exec(func() error {
 		r := a.st.byID[rn.id]
 		ms := &ModelStep{
-			Step: n, Message: encodeParts(sink.parts(r.usedCallIDs())), Finish: string(res.Finish),
+			Step: n, Message: encodeParts(sink.parts(r.usedCallIDs(), res.Provider)), Finish: string(res.Finish),
 			Chain: res.Chain, Provider: res.Provider, Model: res.Model, Usage: usageOf(res.Usage), Trail: res.Trail.String(),
 		}
 		_, err := a.commit(Record{Type: RecModelStepFinished, RunID: rn.id, ModelStep: ms})

@@ -74,10 +74,14 @@ func (s *stepSink) endThinking() {
 // parts is the assistant message: reasoning, text, then the tool calls in
 // index order, with call ids made unique within the run (used holds the
 // run's earlier ids) so that run_id:call_id is a key no other call shares.
-func (s *stepSink) parts(used map[string]bool) []sdk.Part {
+//
+// Reasoning is stamped with the provider that produced it (origin): the
+// chain passes it back to that provider only.
+func (s *stepSink) parts(used map[string]bool, origin string) []sdk.Part {
 	s.endThinking()
 	var parts []sdk.Part
 	for _, r := range s.reasoning {
+		r.Origin = origin
 		parts = append(parts, r)
 	}
 	if s.text.Len() > 0 {

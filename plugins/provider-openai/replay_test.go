@@ -15,7 +15,7 @@ import (
 )
 
 // sharedFixtures is the project's set of recorded provider replies.
-const sharedFixtures = "../../../shared/fixtures/wire"
+const sharedFixtures = "../testdata/wire" // a copy of ../shared/fixtures/wire; see plugins/testdata/README.md
 
 // ownFixtures are the cases the shared set lacks, written for this plugin.
 const ownFixtures = "testdata/wire"
@@ -36,7 +36,7 @@ var fixtureRules = []fixtureRule{
 	{prefix: "openai/responses-", replay: true, api: apiResponses},
 	{prefix: "openai-compatible/", replay: true},
 	{prefix: "ollama/v1-", replay: true},
-	{prefix: "ollama/api-chat-", reason: "Ollama native /api/chat NDJSON stream, another wire family"},
+	{prefix: "ollama/api-chat-", reason: "Ollama native /api/chat NDJSON stream: replayed by provider-ollama"},
 	{prefix: "openrouter/", replay: true},
 	{prefix: "groq/", replay: true},
 	{prefix: "mistral/", replay: true},
@@ -44,8 +44,8 @@ var fixtureRules = []fixtureRule{
 	{prefix: "zai/", replay: true},
 	{prefix: "gemini/openai-compat-", replay: true},
 	{prefix: "gemini/error-", replay: true},
-	{prefix: "gemini/generate-content-", reason: "Gemini native generateContent (candidates/parts), another wire family"},
-	{prefix: "gemini/stream-generate-content-", reason: "Gemini native streamGenerateContent (candidates/parts), another wire family"},
+	{prefix: "gemini/generate-content-", reason: "Gemini native generateContent: replayed by provider-gemini"},
+	{prefix: "gemini/stream-generate-content-", reason: "Gemini native streamGenerateContent: replayed by provider-gemini"},
 	{prefix: "anthropic/error-", replay: true},
 	{prefix: "anthropic/messages-", reason: "Anthropic Messages API, served by provider-anthropic"},
 }

@@ -45,7 +45,7 @@ func partToProto(p spec.Part) *pb.Part {
 	case spec.Image:
 		return &pb.Part{Kind: &pb.Part_Image{Image: &pb.ImagePart{MediaType: p.MediaType, Data: p.Data, Url: p.URL}}}
 	case spec.Reasoning:
-		return &pb.Part{Kind: &pb.Part_Reasoning{Reasoning: &pb.ReasoningPart{Text: p.Text, Signature: p.Signature, Redacted: p.Redacted}}}
+		return &pb.Part{Kind: &pb.Part_Reasoning{Reasoning: &pb.ReasoningPart{Text: p.Text, Signature: p.Signature, Redacted: p.Redacted, Origin: p.Origin}}}
 	case spec.ToolCall:
 		return &pb.Part{Kind: &pb.Part_ToolCall{ToolCall: toolCallToProto(p)}}
 	case spec.ToolResult:
@@ -61,7 +61,7 @@ func partFromProto(p *pb.Part) spec.Part {
 	case *pb.Part_Image:
 		return spec.Image{MediaType: k.Image.GetMediaType(), Data: k.Image.GetData(), URL: k.Image.GetUrl()}
 	case *pb.Part_Reasoning:
-		return spec.Reasoning{Text: k.Reasoning.GetText(), Signature: k.Reasoning.GetSignature(), Redacted: k.Reasoning.GetRedacted()}
+		return spec.Reasoning{Text: k.Reasoning.GetText(), Signature: k.Reasoning.GetSignature(), Redacted: k.Reasoning.GetRedacted(), Origin: k.Reasoning.GetOrigin()}
 	case *pb.Part_ToolCall:
 		return toolCallFromProto(k.ToolCall)
 	case *pb.Part_ToolResult:

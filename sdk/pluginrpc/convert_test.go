@@ -29,7 +29,7 @@ func TestRequestRoundTrip(t *testing.T) {
 			Messages: []spec.Message{
 				{Role: spec.RoleUser, Parts: []spec.Part{spec.Text{Text: "look"}, spec.Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}}, spec.Image{URL: "https://x/y.jpg"}}},
 				{Role: spec.RoleAssistant, Parts: []spec.Part{
-					spec.Reasoning{Text: "hmm", Signature: "sig=="}, spec.Reasoning{Redacted: "opaque"},
+					spec.Reasoning{Text: "hmm", Signature: "sig==", Origin: "glm"}, spec.Reasoning{Redacted: "opaque"},
 					spec.ToolCall{ID: "c1", Name: "clock", Input: json.RawMessage(`{"zone":"UTC"}`)},
 				}},
 				{Role: spec.RoleTool, Parts: []spec.Part{spec.ToolResult{CallID: "c1", Name: "clock", IsError: true, Content: []spec.Part{spec.Text{Text: "no"}}}}},

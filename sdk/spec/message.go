@@ -40,6 +40,12 @@ type Reasoning struct {
 	Text      string
 	Signature string
 	Redacted  string // encrypted reasoning (Anthropic redacted_thinking data)
+	// Origin is the provider (block name) that produced this reasoning,
+	// set by the host; "" when unknown (e.g. sent back by a client).
+	// Signatures and encrypted reasoning only mean something to the
+	// provider that made them, so the chain never sends a hop reasoning
+	// with another provider's Origin. Plugins neither set nor read it.
+	Origin string
 }
 
 // ToolCall is a model's request to call a tool, with complete JSON input.

@@ -700,6 +700,7 @@ type ReasoningPart struct {
 	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	Signature     string                 `protobuf:"bytes,2,opt,name=signature,proto3" json:"signature,omitempty"`
 	Redacted      string                 `protobuf:"bytes,3,opt,name=redacted,proto3" json:"redacted,omitempty"`
+	Origin        string                 `protobuf:"bytes,4,opt,name=origin,proto3" json:"origin,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -751,6 +752,13 @@ func (x *ReasoningPart) GetSignature() string {
 func (x *ReasoningPart) GetRedacted() string {
 	if x != nil {
 		return x.Redacted
+	}
+	return ""
+}
+
+func (x *ReasoningPart) GetOrigin() string {
+	if x != nil {
+		return x.Origin
 	}
 	return ""
 }
@@ -1774,11 +1782,12 @@ const file_plugin_proto_rawDesc = "" +
 	"\n" +
 	"media_type\x18\x01 \x01(\tR\tmediaType\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12\x10\n" +
-	"\x03url\x18\x03 \x01(\tR\x03url\"]\n" +
+	"\x03url\x18\x03 \x01(\tR\x03url\"u\n" +
 	"\rReasoningPart\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x1c\n" +
 	"\tsignature\x18\x02 \x01(\tR\tsignature\x12\x1a\n" +
-	"\bredacted\x18\x03 \x01(\tR\bredacted\"Q\n" +
+	"\bredacted\x18\x03 \x01(\tR\bredacted\x12\x16\n" +
+	"\x06origin\x18\x04 \x01(\tR\x06origin\"Q\n" +
 	"\fToolCallPart\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +

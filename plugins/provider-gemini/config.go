@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// defaultBaseURL is the Gemini API root. It is declared in the schema (the
+// host applies it) and applied again here, so a Configure call with a
+// partial value set behaves the same.
+const defaultBaseURL = "https://generativelanguage.googleapis.com"
+
+// config is the plugin-owned part of a provider block.
+type config struct {
+	BaseURL         string            `json:"base_url"`
+	Model           string            `json:"model"`
+	MaxTokens       int               `json:"max_tokens"`
+	ThinkingBudget  *int              `json:"thinking_budget"`
+	IncludeThoughts bool              `json:"include_thoughts"`
+	Headers         map[string]string `json:"headers"`
+}
+
+// schema declares the attributes above to the host.
+func schema() sdk.Schema {
+	return sdk.Schema{Attributes: []sdk.Attribute{
+		{Name: "base_url", Type: "string", Default: jsonString(defaultBaseURL),
+			Description: "API root; requests go to {base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse."},
+		{Name: "model", Type: "string",
+			Description: "Model used when a request names none, e.g. gemini-2.5-flash."},
+		{Name: "max_tokens", Type: "number", Default: json.RawMessage("0"),
+			Description: "generationConfig.maxOutputTokens sent when a request sets no limit; 0 leaves it to the model."},
+		{Name: "thinking_budget", Type: "number",
+			Description: "generationConfig.thinkingConfig.thinkingBudget: 0 turns thinking off, -1 lets the model decide; unset sends none. A request can override it with the thinking_budget option."},
+		{Name: "include_thoughts", Type: "bool", Default: json.RawMessage("false"),
+			Description: "Ask for thought summaries (thinkingConfig.includeThoughts); they stream as reasoning deltas."},
+		{Name: "headers", Type: "map(string)",
+			Description: "Extra request headers. Credential headers are refused: the host injects the credential."},
+	}}
+}
+
+// credentialHeaders may not be set through the headers attribute:
+// credentials are never plugin configuration.
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Goog-Api-Key", "X-Api-Key", "Api-Key"}
+
+// parseConfig decodes and validates the plugin-owned values.
+func parseConfig(cfg sdk.Config) (config, error) {
+	c := config{BaseURL: defaultBaseURL}
+	if err := cfg.Decode(&c); err != nil {
+		return config{}, err
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return config{}, sdk.Permanentf("base_url %q: want an absolute http or https URL", c.BaseURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return config{}, sdk.Permanentf("base_url %q: must not carry a query, fragment or user info (the host injects the key)", c.BaseURL)
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if strings.HasSuffix(c.BaseURL, "/v1beta") || strings.HasSuffix(c.BaseURL, "/v1") {
+		return config{}, sdk.Permanentf("base_url %q: leave out the API version; the plugin adds /v1beta", c.BaseURL)
+	}
+	if c.MaxTokens < 0 {
+		return config{}, sdk.Permanentf("max_tokens must be 0 (model default) or positive, got %d", c.MaxTokens)
+	}
+	if c.ThinkingBudget != nil && *c.ThinkingBudget < -1 {
+		return config{}, sdk.Permanentf("thinking_budget must be -1 (dynamic), 0 (off) or positive, got %d", *c.ThinkingBudget)
+	}
+	for name := range c.Headers {
+		for _, h := range credentialHeaders {
+			if http.CanonicalHeaderKey(name) == h {
+				return config{}, sdk.Permanentf("headers: %q may not be set here: the host injects the credential", name)
+			}
+		}
+	}
+	return c, nil
+}
+
+// options are the per-request knobs read from sdk.Request.Options. Options
+// this plugin does not know are ignored: one request may travel a chain of
+// different providers.
+type options struct {
+	ThinkingBudget  *int
+	IncludeThoughts *bool
+}
+
+func parseOptions(raw map[string]json.RawMessage) (options, error) {
+	var o options
+	if v, ok := raw["thinking_budget"]; ok {
+		var n int
+		if err := json.Unmarshal(v, &n); err != nil || n < -1 {
+			return options{}, sdk.Permanentf("option thinking_budget: want an integer >= -1")
+		}
+		o.ThinkingBudget = &n
+	}
+	if v, ok := raw["include_thoughts"]; ok {
+		var b bool
+		if err := json.Unmarshal(v, &b); err != nil {
+			return options{}, sdk.Permanentf("option include_thoughts: want a boolean")
+		}
+		o.IncludeThoughts = &b
+	}
+	return o, nil
+}
+
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sdktest"
+)
+
+// TestConformance runs the sdk provider suite over real go-plugin gRPC,
+// against a stream with thoughts, text and two parallel calls (so tool
+// calls and signatures cross the boundary too).
+func TestConformance(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join(localFixtures, "stream-thought-signature-then-calls.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdktest.ProviderConformance(t, sdktest.ProviderSuite{
+		New:      func() sdk.Provider { return &gemini{} },
+		Config:   []byte(testConfig),
+		Upstream: fixture{body: body, status: 200, contentType: "text/event-stream"}.serve(),
+		Request:  replayRequest(),
+	})
+}
+
+// TestReplayOverPluginBoundary replays every fixture through the plugin
+// served over go-plugin gRPC and checks that the host sees exactly the
+// golden outcome: events, error class, status and retry hint survive the
+// boundary, and nothing else is added.
+func TestReplayOverPluginBoundary(t *testing.T) {
+	t.Parallel()
+	for _, f := range allFixtures(t) {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			p := sdktest.Serve(t, sdk.KindProvider, &gemini{now: func() time.Time { return fixedNow }}, []byte(testConfig), sdktest.NewFakeEgress(t, f.serve())).Provider(t)
+			var rec recorder
+			err := p.Generate(context.Background(), replayRequest(), &rec)
+			matchGolden(t, "replay/"+f.name, outcomeOf(t, rec.events, err))
+		})
+	}
+}

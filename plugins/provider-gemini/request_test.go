@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func user(text string) sdk.Message {
+	return sdk.Message{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: text}}}
+}
+
+var weatherTool = sdk.ToolSpec{
+	Name:        "weather",
+	Description: "Get the weather",
+	InputSchema: json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"location":{"type":"string","format":"city"},"units":{"anyOf":[{"const":"c"},{"const":"f"}]}},"required":["location"],"additionalProperties":false}`),
+}
+
+// TestBuildRequest compares request translations with goldens in
+// testdata/golden/request (rewritten under -update; review by eye).
+func TestBuildRequest(t *testing.T) {
+	t.Parallel()
+	base := config{BaseURL: defaultBaseURL, Model: testModel}
+	tests := []struct {
+		name string
+		cfg  config
+		req  *sdk.Request
+	}{
+		{
+			name: "system-and-generation-config",
+			cfg:  config{BaseURL: defaultBaseURL, MaxTokens: 1024},
+			req: &sdk.Request{
+				System:        "You are terse.",
+				Messages:      []sdk.Message{{Role: sdk.RoleSystem, Parts: []sdk.Part{sdk.Text{Text: "Answer in French."}}}, user("Hi <there>"), user("and again")},
+				Temperature:   ptr(0.2),
+				StopSequences: []string{"END"},
+			},
+		},
+		{
+			name: "request-max-tokens-wins",
+			cfg:  config{BaseURL: defaultBaseURL, MaxTokens: 1024},
+			req:  &sdk.Request{Messages: []sdk.Message{user("Hi")}, MaxTokens: 50},
+		},
+		{
+			name: "tools-auto-schema-as-json-schema",
+			cfg:  base,
+			req: &sdk.Request{
+				Messages: []sdk.Message{user("Weather in Rome?")},
+				Tools:    []sdk.ToolSpec{weatherTool, {Name: "now", Description: "Current time"}},
+			},
+		},
+		{
+			name: "tool-choice-required",
+			cfg:  base,
+			req:  &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceRequired}},
+		},
+		{
+			name: "tool-choice-named",
+			cfg:  base,
+			req:  &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "weather"}},
+		},
+		{
+			name: "tool-choice-none",
+			cfg:  base,
+			req:  &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceNone}},
+		},
+		{
+			name: "tool-choice-without-tools-omitted",
+			cfg:  base,
+			req:  &sdk.Request{Messages: []sdk.Message{user("x")}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceRequired}},
+		},
+		{
+			// The session store orders reasoning first, then text, then
+			// calls: the signature still lands on the first call.
+			name: "tool-round-trip-signature-on-first-call",
+			cfg:  base,
+			req: &sdk.Request{
+				Messages: []sdk.Message{
+					user("Weather in Rome and Paris?"),
+					{Role: sdk.RoleAssistant, Parts: []sdk.Part{
+						sdk.Reasoning{Text: "Planning the lookups.", Signature: "c2lnLWNhbGwtMQ=="},
+						sdk.Text{Text: "Checking both."},
+						sdk.ToolCall{ID: "call_a", Name: "weather", Input: json.RawMessage(`{"location":"Rome"}`)},
+						sdk.ToolCall{ID: "call_b", Name: "weather", Input: json.RawMessage(``)},
+					}},
+					{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "call_a", Name: "weather", Content: []sdk.Part{sdk.Text{Text: "21C, sunny"}}}}},
+					{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "call_b", IsError: true, Content: []sdk.Part{sdk.Text{Text: "station offline"}}}}},
+					user("Thanks. And tomorrow?"),
+				},
+				Tools: []sdk.ToolSpec{weatherTool},
+			},
+		},
+		{
+			// As the front door records it: the signature event came just
+			// before its call, after the text.
+			name: "signature-before-call-in-stream-order",
+			cfg:  base,
+			req: &sdk.Request{
+				Messages: []sdk.Message{
+					user("Add and multiply 2 and 3"),
+					{Role: sdk.RoleAssistant, Parts: []sdk.Part{
+						sdk.Text{Text: "Sure."},
+						sdk.Reasoning{Signature: "c2lnLTE="},
+						sdk.ToolCall{ID: "8hd01vsf", Name: "add", Input: json.RawMessage(`{"a":2,"b":3}`)},
+						sdk.ToolCall{ID: "k0srpqrc", Name: "multiply", Input: json.RawMessage(`{"a":2,"b":3}`)},
+					}},
+					{Role: sdk.RoleTool, Parts: []sdk.Part{
+						sdk.ToolResult{CallID: "8hd01vsf", Name: "add", Content: []sdk.Part{sdk.Text{Text: "5"}}},
+						sdk.ToolResult{CallID: "k0srpqrc", Name: "multiply", Content: []sdk.Part{sdk.Text{Text: "6"}}},
+					}},
+				},
+			},
+		},
+		{
+			name: "signature-on-text-reply-after-text",
+			cfg:  base,
+			req: &sdk.Request{Messages: []sdk.Message{
+				user("Say hi"),
+				{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.Text{Text: "Bonjour !"}, sdk.Reasoning{Signature: "c2lnLXRleHQtMQ=="}}},
+				user("Again"),
+			}},
+		},
+		{
+			name: "signature-on-text-reply-before-text",
+			cfg:  base,
+			req: &sdk.Request{Messages: []sdk.Message{
+				user("Say hi"),
+				{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.Reasoning{Text: "thinking", Signature: "c2lnLXRleHQtMQ=="}, sdk.Text{Text: "Bonjour !"}}},
+				user("Again"),
+			}},
+		},
+		{
+			name: "signature-alone",
+			cfg:  base,
+			req: &sdk.Request{Messages: []sdk.Message{
+				user("Think only"),
+				{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.Reasoning{Text: "hmm", Signature: "c2lnLW9ubHk="}, sdk.Reasoning{Text: "unsigned, from another provider"}}},
+				user("Go on"),
+			}},
+		},
+		{
+			name: "images",
+			cfg:  base,
+			req: &sdk.Request{Messages: []sdk.Message{
+				{Role: sdk.RoleUser, Parts: []sdk.Part{
+					sdk.Text{Text: "What is this?"},
+					sdk.Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}},
+					sdk.Image{MediaType: "image/jpeg", URL: "https://generativelanguage.googleapis.com/v1beta/files/abc"},
+				}},
+				{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.ToolCall{ID: "c1", Name: "snap", Input: json.RawMessage(`{}`)}}},
+				{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "c1", Name: "snap", Content: []sdk.Part{sdk.Text{Text: "taken"}, sdk.Image{MediaType: "image/png", Data: []byte{1, 2, 3}}}}}},
+			}},
+		},
+		{
+			name: "thinking-from-config",
+			cfg:  config{BaseURL: defaultBaseURL, ThinkingBudget: ptr(1024), IncludeThoughts: true},
+			req:  &sdk.Request{Messages: []sdk.Message{user("x")}},
+		},
+		{
+			name: "thinking-option-overrides",
+			cfg:  config{BaseURL: defaultBaseURL, ThinkingBudget: ptr(1024), IncludeThoughts: true},
+			req: &sdk.Request{Messages: []sdk.Message{user("x")}, Options: map[string]json.RawMessage{
+				"thinking_budget": json.RawMessage(`0`), "include_thoughts": json.RawMessage(`false`), "reasoning_effort": json.RawMessage(`"high"`),
+			}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			wr, err := buildRequest(tc.req, tc.cfg)
+			if err != nil {
+				t.Fatalf("buildRequest: %v", err)
+			}
+			body, err := marshal(wr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, "request/"+tc.name, json.RawMessage(body))
+		})
+	}
+}
+
+// TestBuildRequestRefuses checks requests the wire cannot carry fail
+// permanent before anything is sent.
+func TestBuildRequestRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		req  *sdk.Request
+	}{
+		{"unknown role", &sdk.Request{Messages: []sdk.Message{{Role: "narrator", Parts: []sdk.Part{sdk.Text{Text: "x"}}}}}},
+		{"tool call on a user turn", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.ToolCall{Name: "x"}}}}}},
+		{"tool result on an assistant turn", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.ToolResult{CallID: "a", Name: "x"}}}}}},
+		{"tool result with no name and no call", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "nowhere"}}}}}},
+		{"call input not an object", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.ToolCall{ID: "a", Name: "x", Input: json.RawMessage(`[1]`)}}}}}},
+		{"inline image without media type", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Image{Data: []byte{1}}}}}}},
+		{"schema not an object", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{{Name: "x", InputSchema: json.RawMessage(`"string"`)}}}},
+		{"tool without a name", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{{Description: "x"}}}},
+		{"tool choice names an unknown tool", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "nope"}}},
+		{"bad thinking_budget option", &sdk.Request{Messages: []sdk.Message{user("x")}, Options: map[string]json.RawMessage{"thinking_budget": json.RawMessage(`"lots"`)}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := buildRequest(tc.req, config{BaseURL: defaultBaseURL})
+			if !errors.Is(err, sdk.ErrPermanent) {
+				t.Fatalf("got %v, want a permanent error", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 64 << 10
+
+// errorText returns the text of an Ollama error body, {"error":"..."}. The
+// API has no error type or code, so this text is all there is to classify
+// on; it is read, never returned. Anything else (an HTML page from a proxy,
+// another API's error object) yields "".
+func errorText(body []byte) string {
+	var env struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(env.Error, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// httpError classifies a non-2xx response from its status, the wording of
+// its error text and its retry header.
+func httpError(status int, h http.Header, body []byte, now time.Time) *sdk.Error {
+	e := classify(status, false, errorText(body))
+	e.RetryAfter = retryAfter(h, now)
+	return e
+}
+
+// lineError classifies an error line inside a 200 stream:
+// {"error":"..."} with no done field.
+func lineError(raw json.RawMessage) *sdk.Error {
+	var s string
+	_ = json.Unmarshal(raw, &s) // not a string: classified as an unknown error
+	return classify(http.StatusOK, true, s)
+}
+
+// condition is what an error's text says, matched against the wording
+// Ollama uses: it has no codes (notes/error-taxonomy.md, Ollama).
+type condition struct {
+	label string // safe to return: ours, not the server's
+	class sdk.Class
+}
+
+// conditions are checked in order against the lowercased error text; the
+// first match wins. A class "" leaves the class to the status.
+var conditions = []struct {
+	match func(string) bool
+	condition
+}{
+	{func(s string) bool {
+		return strings.Contains(s, "context length") && strings.Contains(s, "exceed") ||
+			strings.Contains(s, "context window") && strings.Contains(s, "exceed")
+	}, condition{"context length exceeded", sdk.ClassContextOverflow}},
+	// A model that does not fit in memory will not fit on a retry either.
+	{func(s string) bool {
+		return strings.Contains(s, "out of memory") || strings.Contains(s, "requires more system memory")
+	},
+		condition{"out of memory", sdk.ClassPermanent}},
+	{func(s string) bool { return strings.Contains(s, "does not support tools") },
+		condition{"model does not support tools", ""}},
+	{func(s string) bool { return strings.Contains(s, "does not support thinking") },
+		condition{"model does not support thinking", ""}},
+	{func(s string) bool { return strings.Contains(s, "not found") && strings.Contains(s, "model") },
+		condition{"model not found", ""}},
+}
+
+// classify applies the taxonomy of DESIGN.md §5 and notes/error-taxonomy.md.
+// inBand marks an error line inside a 200 stream.
+func classify(status int, inBand bool, text string) *sdk.Error {
+	c := condition{label: "error"}
+	lower := strings.ToLower(text)
+	for _, k := range conditions {
+		if k.match(lower) {
+			c = k.condition
+			break
+		}
+	}
+	if c.class == "" {
+		c.class = classOfStatus(status, inBand)
+	}
+	e := &sdk.Error{Class: c.class, Status: status}
+	if inBand {
+		e.Message = fmt.Sprintf("ollama %s (in-band, HTTP %d)", c.label, status)
+	} else {
+		e.Message = fmt.Sprintf("ollama %s (HTTP %d)", c.label, status)
+	}
+	return e
+}
+
+func classOfStatus(status int, inBand bool) sdk.Class {
+	switch {
+	case status == http.StatusRequestEntityTooLarge:
+		return sdk.ClassContextOverflow
+	case status == http.StatusUnauthorized, status == http.StatusForbidden:
+		return sdk.ClassAuthRequired // remote or cloud servers only
+	case status == http.StatusPaymentRequired:
+		return sdk.ClassQuotaExhausted // ollama.com only
+	case inBand, // the server failed after it accepted the request
+		status == http.StatusRequestTimeout,
+		status == http.StatusConflict,
+		status == http.StatusTooManyRequests,
+		status >= 500:
+		return sdk.ClassTransient
+	}
+	return sdk.ClassPermanent // 400, 404 model not found, other 4xx, a redirect
+}
+
+// maxRetryAfter bounds a hint before it becomes a Duration. The host
+// applies its own, much smaller, cap.
+const maxRetryAfter = 24 * time.Hour
+
+// retryAfter reads Retry-After (seconds, or an HTTP date), which a proxy or
+// ollama.com may send; a local server never does. No hint is 0.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		if s*float64(time.Second) >= float64(maxRetryAfter) {
+			return maxRetryAfter
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return min(t.Sub(now), maxRetryAfter)
+	}
+	return 0
+}
+
+// transportFailure classifies a failure below HTTP: the caller's
+// cancellation stays itself, a failure the egress classified (denied,
+// timeout, size limit) passes through, anything else is transient with msg.
+func transportFailure(ctx context.Context, err error, msg string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var e *sdk.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return sdk.Transientf("%s", msg)
+}

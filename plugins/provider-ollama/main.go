@@ -1,0 +1,5 @@
+package main
+
+import "github.com/axonhq/axon/sdk"
+
+func main() { sdk.ServeProvider(&ollama{}) }
