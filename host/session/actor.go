@@ -145,8 +145,14 @@ func (a *actor) startRun(id string) error {
 		defer close(rn.done)
 		a.drive(rn)
 		a.exec(func() error {
-			if a.active == rn {
-				a.active = nil
+			if a.active != rn {
+				return nil
+			}
+			a.active = nil
+			// The run was resumed while this driver was winding down from
+			// its pause: it is running again and nobody drives it.
+			if r := a.st.open(); rn.idle && r != nil && r.id == rn.id && r.status == StatusRunning && a.m.admitting() == nil {
+				return a.startRun(r.id)
 			}
 			return nil
 		})

@@ -240,6 +240,11 @@ func (m *Manager) Resume(ctx context.Context, id, runID string) (string, error) 
 		if _, err := a.commit(Record{Type: RecRunResumed, RunID: r.id}); err != nil {
 			return err
 		}
+		if a.active != nil {
+			// The driver that paused is still winding down: it sees the run
+			// running again, or restarts it on its way out. Never two drivers.
+			return nil
+		}
 		return a.startRun(r.id)
 	})
 }

@@ -19,6 +19,11 @@ type runner struct {
 	why     EndReason
 	once    sync.Once
 	done    chan struct{}
+	// idle is set (on the driver goroutine, before its last exec) when
+	// the driver returned because the run was no longer running: paused,
+	// or already sealed. Only then may the actor start a new driver for a
+	// run resumed meanwhile.
+	idle bool
 }
 
 func newRunner(id string) *runner {
@@ -76,6 +81,7 @@ func (a *actor) drive(rn *runner) {
 		}
 		switch act.kind {
 		case actNone:
+			rn.idle = true
 			return
 		case actFinish:
 			if err := a.finish(rn.id, act.end); err != nil {

@@ -7,10 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sdktest"
+	"github.com/axonhq/axon/sdk/sse"
 )
 
 // syntheticStream is a long, valid Messages stream shaped like the recorded
@@ -52,7 +53,7 @@ func syntheticStream(n int, tool bool) ([]byte, int) {
 // countEvents counts the SSE events of body.
 func countEvents(b *testing.B, body []byte) int {
 	b.Helper()
-	r := newSSEReader(bytes.NewReader(body))
+	r := sse.NewReader(bytes.NewReader(body))
 	n := 0
 	for {
 		if _, err := r.Next(); err != nil {
@@ -63,18 +64,6 @@ func countEvents(b *testing.B, body []byte) int {
 		}
 		n++
 	}
-}
-
-// reportPerEvent adds allocs/event, measured over the whole run.
-func reportPerEvent(b *testing.B, run func(), events int) {
-	b.Helper()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for b.Loop() {
-		run()
-	}
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*events), "allocs/event")
 }
 
 type benchBody struct {
@@ -98,27 +87,6 @@ func benchBodies(b *testing.B) []benchBody {
 	return bodies
 }
 
-// BenchmarkSSEReader measures SSE framing alone: lines to events.
-func BenchmarkSSEReader(b *testing.B) {
-	for _, bb := range benchBodies(b) {
-		b.Run(bb.name, func(b *testing.B) {
-			b.ReportAllocs()
-			rd := bytes.NewReader(bb.body)
-			run := func() {
-				rd.Reset(bb.body)
-				r := newSSEReader(rd)
-				for {
-					if _, err := r.Next(); err != nil {
-						return
-					}
-				}
-			}
-			b.SetBytes(int64(len(bb.body)))
-			reportPerEvent(b, run, bb.events)
-		})
-	}
-}
-
 // BenchmarkDecodeStream measures the whole path from body bytes to sdk
 // events: framing, JSON decoding, fragment assembly.
 func BenchmarkDecodeStream(b *testing.B) {
@@ -135,7 +103,7 @@ func BenchmarkDecodeStream(b *testing.B) {
 				}
 			}
 			b.SetBytes(int64(len(bb.body)))
-			reportPerEvent(b, run, bb.events)
+			sdktest.ReportAllocsPer(b, bb.events, "event", run)
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sse"
 )
 
 // wireErrorBody is the "error" object of an error response or of an
@@ -172,6 +173,9 @@ func safeType(s string) string {
 
 // readFailure classifies an error from reading the response body.
 func readFailure(ctx context.Context, err error) error {
+	if errors.Is(err, sse.ErrEventTooLarge) {
+		return &sdk.Error{Class: sdk.ClassPermanent, Code: "event_too_large", Message: "anthropic: stream event too large"}
+	}
 	return transportFailure(ctx, err, "anthropic: response stream broke")
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,11 +105,7 @@ func TestConfigureRefuses(t *testing.T) {
 // version go out, the body is the translated request, and no credential.
 func TestGenerateRequestOnTheWire(t *testing.T) {
 	t.Parallel()
-	body, err := os.ReadFile(filepath.Join(localFixtures, "stream-stop-sequence.sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	egress := sdktest.NewFakeEgress(t, fixture{body: body, status: 200, contentType: "text/event-stream"}.serve())
+	egress := sdktest.NewFakeEgress(t, sdktest.LoadFixture(t, filepath.Join(localFixtures, "stream-stop-sequence.sse")))
 	a := configured(t, egress, `{
 		"base_url": "https://api.z.ai/api/anthropic/",
 		"model": "glm-4.6",
@@ -118,7 +113,7 @@ func TestGenerateRequestOnTheWire(t *testing.T) {
 		"headers": {"anthropic-beta": "interleaved-thinking-2025-05-14"}
 	}`)
 	req := &sdk.Request{Messages: []sdk.Message{user(text("Count"))}, StopSequences: []string{"4"}}
-	if err := a.Generate(context.Background(), req, &recorder{}); err != nil {
+	if err := a.Generate(context.Background(), req, &sdktest.Recorder{}); err != nil {
 		t.Fatalf("Generate: %v", err)
 	}
 	reqs := egress.Requests()
@@ -151,13 +146,6 @@ func TestGenerateRequestOnTheWire(t *testing.T) {
 	}
 }
 
-// egressFunc is an sdk.Egress made of a function.
-type egressFunc func(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error)
-
-func (f egressFunc) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error) {
-	return f(ctx, req)
-}
-
 func TestGenerateEgressFailures(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
@@ -171,14 +159,14 @@ func TestGenerateEgressFailures(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			egress := egressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) { return nil, tc.err })
-			var rec recorder
+			egress := sdktest.EgressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) { return nil, tc.err })
+			var rec sdktest.Recorder
 			err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &rec)
 			if !errors.Is(err, tc.want) {
 				t.Errorf("error %v, want %v", err, tc.want)
 			}
-			if len(rec.events) != 0 {
-				t.Errorf("events %v before any response", rec.events)
+			if len(rec.Events()) != 0 {
+				t.Errorf("events %v before any response", rec.Events())
 			}
 		})
 	}
@@ -212,11 +200,7 @@ func TestGenerateCanceled(t *testing.T) {
 // returns the sink's error.
 func TestGenerateSinkError(t *testing.T) {
 	t.Parallel()
-	body, err := os.ReadFile(filepath.Join(localFixtures, "stream-stop-sequence.sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	egress := sdktest.NewFakeEgress(t, fixture{body: body, status: 200, contentType: "text/event-stream"}.serve())
+	egress := sdktest.NewFakeEgress(t, sdktest.LoadFixture(t, filepath.Join(localFixtures, "stream-stop-sequence.sse")))
 	gone := errors.New("client went away")
 	sent := 0
 	sink := sdk.SinkFunc(func(_ context.Context, ev sdk.Event) error {
@@ -226,7 +210,7 @@ func TestGenerateSinkError(t *testing.T) {
 		}
 		return nil
 	})
-	err = configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), sink)
+	err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), sink)
 	if !errors.Is(err, gone) || sent != 2 {
 		t.Errorf("error %v after %d events, want %v after 2", err, sent, gone)
 	}
@@ -234,7 +218,7 @@ func TestGenerateSinkError(t *testing.T) {
 
 func TestGenerateBeforeConfigure(t *testing.T) {
 	t.Parallel()
-	err := (&anthropic{}).Generate(context.Background(), replayRequest(), &recorder{})
+	err := (&anthropic{}).Generate(context.Background(), replayRequest(), &sdktest.Recorder{})
 	if sdk.ClassOf(err) != sdk.ClassPermanent {
 		t.Errorf("error %v, want permanent", err)
 	}
@@ -273,7 +257,7 @@ func TestModels(t *testing.T) {
 func TestGenerateDoesNotFollowRedirects(t *testing.T) {
 	t.Parallel()
 	calls := 0
-	egress := egressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) {
+	egress := sdktest.EgressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) {
 		calls++
 		return &sdk.EgressResponse{
 			StatusCode: http.StatusMovedPermanently,
@@ -281,7 +265,7 @@ func TestGenerateDoesNotFollowRedirects(t *testing.T) {
 			Body:       io.NopCloser(strings.NewReader("")),
 		}, nil
 	})
-	err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &recorder{})
+	err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &sdktest.Recorder{})
 	var e *sdk.Error
 	if !errors.As(err, &e) || e.Class != sdk.ClassPermanent || e.Status != http.StatusMovedPermanently {
 		t.Errorf("error %v, want permanent with status 301", err)

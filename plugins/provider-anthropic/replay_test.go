@@ -1,17 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/axonhq/axon/sdk"
@@ -25,96 +20,13 @@ const (
 	localFixtures  = "testdata/wire"
 )
 
-// fixture is one recorded response: a body and its .meta.json sidecar.
-type fixture struct {
-	name        string
-	body        []byte
-	status      int
-	contentType string
-	headers     map[string]string
-}
-
-type fixtureMeta struct {
-	Status      int               `json:"status"`
-	ContentType string            `json:"content_type"`
-	Headers     map[string]string `json:"recorded_response_headers"`
-}
-
-func loadFixtures(t *testing.T, dir string) []fixture {
+// allFixtures returns the shared and local fixtures, sorted by name.
+func allFixtures(t *testing.T) []sdktest.Fixture {
 	t.Helper()
-	metas, err := filepath.Glob(filepath.Join(dir, "*.meta.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []fixture
-	for _, mp := range metas {
-		name := strings.TrimSuffix(filepath.Base(mp), ".meta.json")
-		var meta fixtureMeta
-		raw, err := os.ReadFile(mp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, &meta); err != nil {
-			t.Fatalf("%s: %v", mp, err)
-		}
-		bodies, _ := filepath.Glob(filepath.Join(dir, name+".*"))
-		var body string
-		for _, b := range bodies {
-			if base := filepath.Base(b); base != name+".meta.json" && base != name+".request.json" {
-				body = b
-			}
-		}
-		if body == "" {
-			t.Fatalf("%s: no body file", mp)
-		}
-		data, err := os.ReadFile(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fixture{name: name, body: data, status: meta.Status, contentType: meta.ContentType, headers: meta.Headers})
-	}
-	return out
+	return sdktest.LoadFixtures(t, nil, sharedFixtures, localFixtures)
 }
 
-// allFixtures returns the shared and local fixtures. The shared set lives
-// beside the repository (../shared); without it only the local set runs.
-func allFixtures(t *testing.T) []fixture {
-	t.Helper()
-	var all []fixture
-	if _, err := os.Stat(sharedFixtures); err == nil {
-		shared := loadFixtures(t, sharedFixtures)
-		if len(shared) == 0 {
-			t.Fatalf("%s holds no fixtures", sharedFixtures)
-		}
-		all = shared
-	} else {
-		t.Logf("shared fixtures not found at %s: replaying the local set only", sharedFixtures)
-	}
-	all = append(all, loadFixtures(t, localFixtures)...)
-	seen := map[string]bool{}
-	for _, f := range all {
-		if seen[f.name] {
-			t.Fatalf("fixture name %q appears twice: goldens are keyed by name", f.name)
-		}
-		seen[f.name] = true
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
-	return all
-}
-
-// serve answers every request with the recorded response.
-func (f fixture) serve() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for k, v := range f.headers {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", f.contentType)
-		w.WriteHeader(f.status)
-		_, _ = w.Write(f.body)
-	})
-}
-
-func (f fixture) isSSE() bool { return strings.HasPrefix(f.contentType, "text/event-stream") }
+func isSSE(f sdktest.Fixture) bool { return strings.HasPrefix(f.ContentType, "text/event-stream") }
 
 // replayRequest is the request replayed against every fixture; the
 // outcome depends on the recorded response only.
@@ -145,84 +57,36 @@ const testConfig = `{"base_url":"https://api.anthropic.test","model":"claude-son
 func TestReplayFixtures(t *testing.T) {
 	t.Parallel()
 	for _, f := range allFixtures(t) {
-		t.Run(f.name, func(t *testing.T) {
+		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
-			egress := sdktest.NewFakeEgress(t, f.serve())
-			var rec recorder
+			egress := sdktest.NewFakeEgress(t, f)
+			var rec sdktest.Recorder
 			err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &rec)
-			checkStreamShape(t, rec.events, err)
-			checkGolden(t, "replay/"+f.name, outcomeOf(t, rec.events, err))
+			sdktest.CheckStream(t, rec.Events(), err)
+			sdktest.Golden(t, golden("replay/"+f.Name), sdktest.RenderOutcome(t, rec.Events(), err), *update)
 			checkOutgoing(t, egress.Requests())
 		})
 	}
 }
 
 // TestReplaySplitReads decodes every recorded event stream one byte per
-// read, and again with CRLF line ends: the outcome must not change.
+// read, as recorded and with CRLF and LF line ends: the outcome must not
+// change.
 func TestReplaySplitReads(t *testing.T) {
 	t.Parallel()
 	for _, f := range allFixtures(t) {
-		if !f.isSSE() || f.status != http.StatusOK {
+		if !isSSE(f) || f.Status != http.StatusOK {
 			continue
 		}
-		variants := map[string][]byte{
-			"one-byte-reads": f.body,
-			"crlf":           bytes.ReplaceAll(bytes.ReplaceAll(f.body, []byte("\r\n"), []byte("\n")), []byte("\n"), []byte("\r\n")),
-		}
-		for variant, body := range variants {
-			t.Run(f.name+"/"+variant, func(t *testing.T) {
+		for variant, body := range sdktest.SplitReads(f.Body, true) {
+			t.Run(f.Name+"/"+variant, func(t *testing.T) {
 				t.Parallel()
-				var rec recorder
-				err := decodeStream(context.Background(), iotest.OneByteReader(bytes.NewReader(body)), &turn{out: &rec})
-				checkStreamShape(t, rec.events, err)
-				matchGolden(t, "replay/"+f.name, outcomeOf(t, rec.events, err))
+				var rec sdktest.Recorder
+				err := decodeStream(context.Background(), body, &turn{out: &rec})
+				sdktest.CheckStream(t, rec.Events(), err)
+				sdktest.Golden(t, golden("replay/"+f.Name), sdktest.RenderOutcome(t, rec.Events(), err), false)
 			})
 		}
-	}
-}
-
-// checkStreamShape holds for every Generate, whatever the golden says: a
-// success starts with EventStart and ends with exactly one EventFinish;
-// the tool call indices of a turn are 0..n-1, each once; a failure sends no
-// EventFinish.
-func checkStreamShape(t *testing.T, events []sdk.Event, err error) {
-	t.Helper()
-	finishes, calls := 0, 0
-	indices := map[int]bool{}
-	for i, ev := range events {
-		switch ev.Type {
-		case sdk.EventStart:
-			if i != 0 {
-				t.Errorf("event %d: start is not first", i)
-			}
-		case sdk.EventFinish:
-			finishes++
-			if i != len(events)-1 {
-				t.Errorf("event %d: finish is not last", i)
-			}
-		case sdk.EventToolCall:
-			if indices[ev.Index] {
-				t.Errorf("tool call index %d sent twice", ev.Index)
-			}
-			indices[ev.Index] = true
-			if !json.Valid(ev.ToolCall.Input) {
-				t.Errorf("tool call %d: input %q is not JSON", calls, ev.ToolCall.Input)
-			}
-			calls++
-		}
-	}
-	for i := range calls {
-		if !indices[i] {
-			t.Errorf("%d tool calls, but none has index %d", calls, i)
-		}
-	}
-	switch {
-	case err == nil && (len(events) == 0 || events[0].Type != sdk.EventStart):
-		t.Error("success without a start event")
-	case err == nil && finishes != 1:
-		t.Errorf("success with %d finish events", finishes)
-	case err != nil && finishes != 0:
-		t.Errorf("failure %v after a finish event", err)
 	}
 }
 

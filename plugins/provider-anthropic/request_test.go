@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sdktest"
 )
 
 func user(parts ...sdk.Part) sdk.Message { return sdk.Message{Role: sdk.RoleUser, Parts: parts} }
@@ -143,7 +144,7 @@ func TestBuildRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, "request/"+name, json.RawMessage(body))
+			sdktest.GoldenJSON(t, golden("request/"+name), json.RawMessage(body), *update)
 		})
 	}
 }

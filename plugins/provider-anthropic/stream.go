@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sse"
 )
 
 // wireEvent is the data of one streaming event. Fields are the union of all
@@ -53,18 +54,18 @@ type openBlock struct {
 // an error event, or when the body ends, which without message_stop is a
 // failure: a cut stream must never look like a complete reply.
 func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
-	sse := newSSEReader(body)
+	events := sse.NewReader(body)
 	open := map[int]*openBlock{}
 	var ev wireEvent // reused: one allocation per stream, not per event
 	for {
-		raw, err := sse.Next()
+		raw, err := events.Next()
 		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				return sdk.Transientf("anthropic: stream ended before message_stop")
 			}
 			return readFailure(ctx, err)
 		}
-		if bytes.Equal(raw.Name, []byte("ping")) {
+		if bytes.Equal(raw.Type, []byte("ping")) {
 			continue
 		}
 		ev = wireEvent{}

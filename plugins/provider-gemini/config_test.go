@@ -85,7 +85,7 @@ func TestGenerateModel(t *testing.T) {
 				w.Write([]byte("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},\"finishReason\":\"STOP\"}]}\r\n\r\n"))
 			}))
 			req := &sdk.Request{Model: tc.model, Messages: []sdk.Message{user("hi")}}
-			if err := configured(t, egress, tc.config).Generate(context.Background(), req, &recorder{}); err != nil {
+			if err := configured(t, egress, tc.config).Generate(context.Background(), req, &sdktest.Recorder{}); err != nil {
 				t.Fatal(err)
 			}
 			if gotPath != tc.wantPath {
@@ -93,7 +93,7 @@ func TestGenerateModel(t *testing.T) {
 			}
 		})
 	}
-	err := configured(t, sdktest.NewFakeEgress(t, http.NotFoundHandler()), `{}`).Generate(context.Background(), &sdk.Request{Messages: []sdk.Message{user("hi")}}, &recorder{})
+	err := configured(t, sdktest.NewFakeEgress(t, http.NotFoundHandler()), `{}`).Generate(context.Background(), &sdk.Request{Messages: []sdk.Message{user("hi")}}, &sdktest.Recorder{})
 	if !errors.Is(err, sdk.ErrPermanent) {
 		t.Errorf("no model: got %v, want permanent", err)
 	}

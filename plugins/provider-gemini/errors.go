@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sse"
 )
 
 // wireErrorBody is Google's error object:
@@ -230,5 +231,8 @@ func transportFailure(ctx context.Context, err error, msg string) error {
 
 // readFailure classifies an error from reading the response body.
 func readFailure(ctx context.Context, err error) error {
+	if errors.Is(err, sse.ErrEventTooLarge) {
+		return &sdk.Error{Class: sdk.ClassPermanent, Code: "event_too_large", Message: "gemini: stream event too large"}
+	}
 	return transportFailure(ctx, err, "gemini: response stream broke")
 }

@@ -19,7 +19,7 @@ import (
 const version = "0.1.0"
 
 // readBufferSize is the body reader's buffer: big enough for a typical
-// chunk, and SSE lines longer than it are assembled by the sseReader.
+// chunk, and SSE lines longer than it are assembled by the sse.Reader.
 const readBufferSize = 16 << 10
 
 // gemini is the provider. The zero value is ready for Info; Configure must

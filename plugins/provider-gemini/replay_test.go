@@ -2,17 +2,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/axonhq/axon/sdk"
@@ -38,100 +33,14 @@ func nativeFixture(name string) bool {
 	return false
 }
 
-// fixture is one recorded response: a body and its .meta.json sidecar.
-type fixture struct {
-	name        string
-	body        []byte
-	status      int
-	contentType string
-	headers     map[string]string
-}
-
-type fixtureMeta struct {
-	Status      int               `json:"status"`
-	ContentType string            `json:"content_type"`
-	Headers     map[string]string `json:"recorded_response_headers"`
-}
-
-func loadFixtures(t *testing.T, dir string, keep func(string) bool) []fixture {
+// allFixtures returns the shared native fixtures and the local ones,
+// sorted by name.
+func allFixtures(t *testing.T) []sdktest.Fixture {
 	t.Helper()
-	metas, err := filepath.Glob(filepath.Join(dir, "*.meta.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []fixture
-	for _, mp := range metas {
-		name := strings.TrimSuffix(filepath.Base(mp), ".meta.json")
-		if !keep(name) {
-			continue
-		}
-		var meta fixtureMeta
-		raw, err := os.ReadFile(mp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, &meta); err != nil {
-			t.Fatalf("%s: %v", mp, err)
-		}
-		bodies, _ := filepath.Glob(filepath.Join(dir, name+".*"))
-		var body string
-		for _, b := range bodies {
-			if base := filepath.Base(b); base != name+".meta.json" && base != name+".request.json" {
-				body = b
-			}
-		}
-		if body == "" {
-			t.Fatalf("%s: no body file", mp)
-		}
-		data, err := os.ReadFile(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fixture{name: name, body: data, status: meta.Status, contentType: meta.ContentType, headers: meta.Headers})
-	}
-	return out
+	return sdktest.LoadFixtures(t, func(dir, name string) bool { return dir == localFixtures || nativeFixture(name) }, sharedFixtures, localFixtures)
 }
 
-// allFixtures returns the shared native fixtures and the local ones. The
-// shared set lives beside the repository (../shared); without it only the
-// local set runs.
-func allFixtures(t *testing.T) []fixture {
-	t.Helper()
-	var all []fixture
-	if _, err := os.Stat(sharedFixtures); err == nil {
-		shared := loadFixtures(t, sharedFixtures, nativeFixture)
-		if len(shared) == 0 {
-			t.Fatalf("%s holds no native fixtures", sharedFixtures)
-		}
-		all = shared
-	} else {
-		t.Logf("shared fixtures not found at %s: replaying the local set only", sharedFixtures)
-	}
-	all = append(all, loadFixtures(t, localFixtures, func(string) bool { return true })...)
-	seen := map[string]bool{}
-	for _, f := range all {
-		if seen[f.name] {
-			t.Fatalf("fixture name %q appears twice: goldens are keyed by name", f.name)
-		}
-		seen[f.name] = true
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
-	return all
-}
-
-// serve answers every request with the recorded response.
-func (f fixture) serve() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for k, v := range f.headers {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", f.contentType)
-		w.WriteHeader(f.status)
-		_, _ = w.Write(f.body)
-	})
-}
-
-func (f fixture) isSSE() bool { return strings.HasPrefix(f.contentType, "text/event-stream") }
+func isSSE(f sdktest.Fixture) bool { return strings.HasPrefix(f.ContentType, "text/event-stream") }
 
 // replayRequest is the request replayed against every fixture; the
 // outcome depends on the recorded response only.
@@ -180,13 +89,13 @@ func replayTurn(t *testing.T, out sdk.Sink) *turn {
 func TestReplayFixtures(t *testing.T) {
 	t.Parallel()
 	for _, f := range allFixtures(t) {
-		t.Run(f.name, func(t *testing.T) {
+		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
-			egress := sdktest.NewFakeEgress(t, f.serve())
-			var rec recorder
+			egress := sdktest.NewFakeEgress(t, f)
+			var rec sdktest.Recorder
 			err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &rec)
-			checkStreamShape(t, rec.events, err)
-			checkGolden(t, "replay/"+f.name, outcomeOf(t, rec.events, err))
+			sdktest.CheckStream(t, rec.Events(), err)
+			sdktest.Golden(t, golden("replay/"+f.Name), sdktest.RenderOutcome(t, rec.Events(), err), *update)
 			checkOutgoing(t, egress.Requests())
 		})
 	}
@@ -198,79 +107,24 @@ func TestReplayFixtures(t *testing.T) {
 func TestReplaySplitReads(t *testing.T) {
 	t.Parallel()
 	for _, f := range allFixtures(t) {
-		if f.status != http.StatusOK {
+		if f.Status != http.StatusOK {
 			continue
 		}
-		lf := bytes.ReplaceAll(f.body, []byte("\r\n"), []byte("\n"))
-		variants := map[string][]byte{"one-byte-reads": f.body}
-		if f.isSSE() {
-			variants["crlf"] = bytes.ReplaceAll(lf, []byte("\n"), []byte("\r\n"))
-			variants["lf"] = lf
-		}
-		for variant, body := range variants {
-			t.Run(f.name+"/"+variant, func(t *testing.T) {
+		for variant, body := range sdktest.SplitReads(f.Body, isSSE(f)) {
+			t.Run(f.Name+"/"+variant, func(t *testing.T) {
 				t.Parallel()
-				var rec recorder
-				r := bufio.NewReaderSize(iotest.OneByteReader(bytes.NewReader(body)), readBufferSize)
+				var rec sdktest.Recorder
+				r := bufio.NewReaderSize(body, readBufferSize)
 				var err error
-				if f.isSSE() {
+				if isSSE(f) {
 					err = decodeStream(context.Background(), r, replayTurn(t, &rec))
 				} else {
 					err = decodeJSON(context.Background(), r, replayTurn(t, &rec))
 				}
-				checkStreamShape(t, rec.events, err)
-				matchGolden(t, "replay/"+f.name, outcomeOf(t, rec.events, err))
+				sdktest.CheckStream(t, rec.Events(), err)
+				sdktest.Golden(t, golden("replay/"+f.Name), sdktest.RenderOutcome(t, rec.Events(), err), false)
 			})
 		}
-	}
-}
-
-// checkStreamShape holds for every Generate, whatever the golden says: a
-// success starts with EventStart and ends with exactly one EventFinish;
-// the tool call indices of a turn are 0..n-1, each once, with distinct
-// ids; a failure sends no EventFinish.
-func checkStreamShape(t *testing.T, events []sdk.Event, err error) {
-	t.Helper()
-	finishes, calls := 0, 0
-	indices, ids := map[int]bool{}, map[string]bool{}
-	for i, ev := range events {
-		switch ev.Type {
-		case sdk.EventStart:
-			if i != 0 {
-				t.Errorf("event %d: start is not first", i)
-			}
-		case sdk.EventFinish:
-			finishes++
-			if i != len(events)-1 {
-				t.Errorf("event %d: finish is not last", i)
-			}
-		case sdk.EventToolCall:
-			if indices[ev.Index] {
-				t.Errorf("tool call index %d sent twice", ev.Index)
-			}
-			indices[ev.Index] = true
-			if ev.ToolCall.ID == "" || ids[ev.ToolCall.ID] {
-				t.Errorf("tool call %d: id %q empty or repeated", calls, ev.ToolCall.ID)
-			}
-			ids[ev.ToolCall.ID] = true
-			if !json.Valid(ev.ToolCall.Input) {
-				t.Errorf("tool call %d: input %q is not JSON", calls, ev.ToolCall.Input)
-			}
-			calls++
-		}
-	}
-	for i := range calls {
-		if !indices[i] {
-			t.Errorf("%d tool calls, but none has index %d", calls, i)
-		}
-	}
-	switch {
-	case err == nil && (len(events) == 0 || events[0].Type != sdk.EventStart):
-		t.Error("success without a start event")
-	case err == nil && finishes != 1:
-		t.Errorf("success with %d finish events", finishes)
-	case err != nil && finishes != 0:
-		t.Errorf("failure %v after a finish event", err)
 	}
 }
 

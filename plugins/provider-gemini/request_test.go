@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sdktest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -179,7 +180,7 @@ func TestBuildRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, "request/"+tc.name, json.RawMessage(body))
+			sdktest.GoldenJSON(t, golden("request/"+tc.name), json.RawMessage(body), *update)
 		})
 	}
 }

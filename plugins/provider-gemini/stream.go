@@ -9,6 +9,7 @@ import (
 	"mime"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sse"
 )
 
 // decodeStream turns an alt=sse body into events on t. Gemini's events are
@@ -17,10 +18,10 @@ import (
 // inside a line, or ending without a finishReason, is a failure: a cut
 // stream must never look like a complete reply.
 func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
-	sse := newSSEReader(body)
+	events := sse.NewReader(body)
 	var chunk wireResponse // reused: its slices are overwritten per event
 	for {
-		raw, err := sse.Next()
+		raw, err := events.Next()
 		switch {
 		case err == io.EOF:
 			return t.end(ctx)

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sdktest"
 )
 
 // syntheticStream is a long, valid /api/chat stream shaped like the
@@ -50,18 +50,6 @@ func benchBodies(b *testing.B) []benchBody {
 	return bodies
 }
 
-// reportPerLine adds allocs/line, measured over the whole run.
-func reportPerLine(b *testing.B, run func(), lines int) {
-	b.Helper()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for b.Loop() {
-		run()
-	}
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N*lines), "allocs/line")
-}
-
 // BenchmarkLineReader measures NDJSON framing alone.
 func BenchmarkLineReader(b *testing.B) {
 	for _, bb := range benchBodies(b) {
@@ -78,7 +66,7 @@ func BenchmarkLineReader(b *testing.B) {
 				}
 			}
 			b.SetBytes(int64(len(bb.body)))
-			reportPerLine(b, run, bb.lines)
+			sdktest.ReportAllocsPer(b, bb.lines, "line", run)
 		})
 	}
 }
@@ -99,7 +87,7 @@ func BenchmarkDecodeStream(b *testing.B) {
 				}
 			}
 			b.SetBytes(int64(len(bb.body)))
-			reportPerLine(b, run, bb.lines)
+			sdktest.ReportAllocsPer(b, bb.lines, "line", run)
 		})
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,14 +13,10 @@ import (
 // TestConformance runs the sdk provider suite over real go-plugin gRPC,
 // against a tool-calling stream (so tool calls cross the boundary too).
 func TestConformance(t *testing.T) {
-	body, err := os.ReadFile(filepath.Join(localFixtures, "stream-tool-calls-separate-lines.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	sdktest.ProviderConformance(t, sdktest.ProviderSuite{
 		New:      func() sdk.Provider { return &ollama{} },
 		Config:   []byte(testConfig),
-		Upstream: fixture{body: body, status: 200, contentType: "application/x-ndjson"}.serve(),
+		Upstream: sdktest.LoadFixture(t, filepath.Join(localFixtures, "stream-tool-calls-separate-lines.txt")),
 		Request:  replayRequest(),
 	})
 }
@@ -33,12 +28,12 @@ func TestConformance(t *testing.T) {
 func TestReplayOverPluginBoundary(t *testing.T) {
 	t.Parallel()
 	for _, f := range allFixtures(t) {
-		t.Run(f.name, func(t *testing.T) {
+		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
-			p := sdktest.Serve(t, sdk.KindProvider, &ollama{now: func() time.Time { return fixedNow }}, []byte(testConfig), sdktest.NewFakeEgress(t, f.serve())).Provider(t)
-			var rec recorder
+			p := sdktest.Serve(t, sdk.KindProvider, &ollama{now: func() time.Time { return fixedNow }}, []byte(testConfig), sdktest.NewFakeEgress(t, f)).Provider(t)
+			var rec sdktest.Recorder
 			err := p.Generate(context.Background(), replayRequest(), &rec)
-			matchGolden(t, "replay/"+f.name, outcomeOf(t, rec.events, err))
+			sdktest.Golden(t, golden("replay/"+f.Name), sdktest.RenderOutcome(t, rec.Events(), err), false)
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sdktest"
 )
 
 func TestLineReader(t *testing.T) {
@@ -85,12 +86,12 @@ func TestDecodeStreamReadFailure(t *testing.T) {
 		strings.NewReader(`{"model":"m","message":{"role":"assistant","content":"Hi"},"done":false}`+"\n"),
 		iotest.ErrReader(errors.New("read tcp 10.0.0.7:11434: connection reset by peer")),
 	)
-	var rec recorder
+	var rec sdktest.Recorder
 	err := decodeStream(context.Background(), body, &turn{out: &rec})
 	if sdk.ClassOf(err) != sdk.ClassTransient || strings.Contains(err.Error(), "10.0.0.7") {
 		t.Errorf("error %v, want transient without the transport's text", err)
 	}
-	if len(rec.events) != 2 {
-		t.Errorf("events %v, want start and the text delta before the break", rec.events)
+	if len(rec.Events()) != 2 {
+		t.Errorf("events %v, want start and the text delta before the break", rec.Events())
 	}
 }

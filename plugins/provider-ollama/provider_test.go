@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -156,11 +155,7 @@ func TestConfigureRefuses(t *testing.T) {
 // no credential.
 func TestGenerateRequestOnTheWire(t *testing.T) {
 	t.Parallel()
-	body, err := os.ReadFile(filepath.Join(localFixtures, "stream-thinking-text.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	egress := sdktest.NewFakeEgress(t, fixture{body: body, status: 200, contentType: "application/x-ndjson"}.serve())
+	egress := sdktest.NewFakeEgress(t, sdktest.LoadFixture(t, filepath.Join(localFixtures, "stream-thinking-text.txt")))
 	o := configured(t, egress, `{
 		"base_url": "https://gpu.example.org/ollama/",
 		"model": "qwen3:4b",
@@ -170,7 +165,7 @@ func TestGenerateRequestOnTheWire(t *testing.T) {
 		"headers": {"X-Team": "pets"}
 	}`)
 	req := &sdk.Request{Messages: []sdk.Message{user(text("Greet me"))}, StopSequences: []string{"\n"}}
-	if err := o.Generate(context.Background(), req, &recorder{}); err != nil {
+	if err := o.Generate(context.Background(), req, &sdktest.Recorder{}); err != nil {
 		t.Fatalf("Generate: %v", err)
 	}
 	reqs := egress.Requests()
@@ -198,13 +193,6 @@ func TestGenerateRequestOnTheWire(t *testing.T) {
 	}
 }
 
-// egressFunc is an sdk.Egress made of a function.
-type egressFunc func(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error)
-
-func (f egressFunc) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error) {
-	return f(ctx, req)
-}
-
 func TestGenerateEgressFailures(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
@@ -218,8 +206,8 @@ func TestGenerateEgressFailures(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			egress := egressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) { return nil, tc.err })
-			var rec recorder
+			egress := sdktest.EgressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) { return nil, tc.err })
+			var rec sdktest.Recorder
 			err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &rec)
 			if !errors.Is(err, tc.want) {
 				t.Errorf("error %v, want %v", err, tc.want)
@@ -227,8 +215,8 @@ func TestGenerateEgressFailures(t *testing.T) {
 			if strings.Contains(fmt.Sprint(err), "127.0.0.1") {
 				t.Errorf("error %q carries the transport's text", err)
 			}
-			if len(rec.events) != 0 {
-				t.Errorf("events %v before any response", rec.events)
+			if len(rec.Events()) != 0 {
+				t.Errorf("events %v before any response", rec.Events())
 			}
 		})
 	}
@@ -262,11 +250,7 @@ func TestGenerateCanceled(t *testing.T) {
 // returns the sink's error.
 func TestGenerateSinkError(t *testing.T) {
 	t.Parallel()
-	body, err := os.ReadFile(filepath.Join(localFixtures, "stream-thinking-text.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	egress := sdktest.NewFakeEgress(t, fixture{body: body, status: 200, contentType: "application/x-ndjson"}.serve())
+	egress := sdktest.NewFakeEgress(t, sdktest.LoadFixture(t, filepath.Join(localFixtures, "stream-thinking-text.txt")))
 	gone := errors.New("client went away")
 	sent := 0
 	sink := sdk.SinkFunc(func(_ context.Context, ev sdk.Event) error {
@@ -276,7 +260,7 @@ func TestGenerateSinkError(t *testing.T) {
 		}
 		return nil
 	})
-	err = configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), sink)
+	err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), sink)
 	if !errors.Is(err, gone) || sent != 4 {
 		t.Errorf("error %v after %d events, want %v after 4 (start, two reasoning, text)", err, sent, gone)
 	}
@@ -284,7 +268,7 @@ func TestGenerateSinkError(t *testing.T) {
 
 func TestGenerateBeforeConfigure(t *testing.T) {
 	t.Parallel()
-	err := (&ollama{}).Generate(context.Background(), replayRequest(), &recorder{})
+	err := (&ollama{}).Generate(context.Background(), replayRequest(), &sdktest.Recorder{})
 	if sdk.ClassOf(err) != sdk.ClassPermanent {
 		t.Errorf("error %v, want permanent", err)
 	}
@@ -322,7 +306,7 @@ func TestModels(t *testing.T) {
 func TestGenerateDoesNotFollowRedirects(t *testing.T) {
 	t.Parallel()
 	calls := 0
-	egress := egressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) {
+	egress := sdktest.EgressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) {
 		calls++
 		return &sdk.EgressResponse{
 			StatusCode: http.StatusMovedPermanently,
@@ -330,7 +314,7 @@ func TestGenerateDoesNotFollowRedirects(t *testing.T) {
 			Body:       io.NopCloser(strings.NewReader("")),
 		}, nil
 	})
-	err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &recorder{})
+	err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &sdktest.Recorder{})
 	var e *sdk.Error
 	if !errors.As(err, &e) || e.Class != sdk.ClassPermanent || e.Status != http.StatusMovedPermanently {
 		t.Errorf("error %v, want permanent with status 301", err)

@@ -27,9 +27,9 @@ func BenchmarkSSEDecoder(b *testing.B) {
 	mallocs := mallocsDuring(b, func() {
 		for b.Loop() {
 			r.Reset(body)
-			sr := newSSEReader(r)
+			sr := newEventReader(r)
 			for {
-				if _, err := sr.next(); err != nil {
+				if _, err := sr.Next(); err != nil {
 					if !errors.Is(err, io.EOF) {
 						b.Fatal(err)
 					}
@@ -82,10 +82,10 @@ func readFixtureB(b *testing.B, rel string) []byte {
 
 func countEvents(b *testing.B, body []byte) int {
 	b.Helper()
-	sr := newSSEReader(bytes.NewReader(body))
+	sr := newEventReader(bytes.NewReader(body))
 	n := 0
 	for {
-		if _, err := sr.next(); err != nil {
+		if _, err := sr.Next(); err != nil {
 			if !errors.Is(err, io.EOF) {
 				b.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sse"
 )
 
 // wireError is what this plugin reads from an error body. The served
@@ -391,7 +392,7 @@ func readError(err error) error {
 	if errors.As(err, &se) {
 		return se
 	}
-	if errors.Is(err, errEventTooLarge) {
+	if errors.Is(err, sse.ErrEventTooLarge) {
 		return &sdk.Error{Class: sdk.ClassPermanent, Code: "event_too_large", Message: "openai: stream event too large"}
 	}
 	return &sdk.Error{Class: sdk.ClassTransient, Code: "cut_stream", Message: "openai: reading the reply failed"}

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/axonhq/axon/sdk"
 	"github.com/axonhq/axon/sdk/sdktest"
 )
@@ -126,23 +124,7 @@ func writeJSONLine(t *testing.T, b *strings.Builder, v any) {
 // testdata/golden), or rewrites it with -update.
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	path = filepath.Join("testdata", "golden", path)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run go test -update to create it): %v", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	sdktest.Golden(t, filepath.Join("testdata", "golden", path), []byte(got), *update)
 }
 
 // errorSummary is the part of an *sdk.Error tests compare.

@@ -24,6 +24,10 @@ const maxErrorBody = 64 << 10
 // maxJSONBody bounds a non-streaming reply.
 const maxJSONBody = 32 << 20
 
+// bodyBufferSize is the reply reader's buffer: isJSON peeks into it, and
+// the event reader assembles lines longer than it.
+const bodyBufferSize = 32 << 10
+
 // openai is the provider. It is configured once; after that Generate only
 // reads its fields, so concurrent calls are safe.
 type openai struct {
@@ -104,7 +108,7 @@ func (p *openai) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) e
 	}
 
 	t := newTurn(out, model, body)
-	r := bufio.NewReaderSize(resp.Body, sseBufferSize)
+	r := bufio.NewReaderSize(resp.Body, bodyBufferSize)
 	if isJSON(resp.Header.Get("Content-Type"), r) {
 		err = w.decodeJSON(ctx, r, t)
 	} else {

@@ -189,13 +189,6 @@ func TestGenerateWithoutEgress(t *testing.T) {
 	}
 }
 
-// egressFunc adapts a function to sdk.Egress.
-type egressFunc func(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error)
-
-func (f egressFunc) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error) {
-	return f(ctx, req)
-}
-
 // TestEgressErrors: the host's verdict on an egress request (denied, over a
 // limit, timed out) reaches the caller with its class and code intact; any
 // other transport failure is transient.
@@ -214,7 +207,7 @@ func TestEgressErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			p := &openai{}
-			eg := egressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) { return nil, c.err })
+			eg := sdktest.EgressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) { return nil, c.err })
 			if err := p.Configure(context.Background(), sdk.Config{Values: json.RawMessage(`{"model":"m"}`), Egress: eg}); err != nil {
 				t.Fatal(err)
 			}

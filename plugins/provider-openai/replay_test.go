@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
-	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,13 +45,6 @@ var fixtureRules = []fixtureRule{
 	{prefix: "gemini/stream-generate-content-", reason: "Gemini native streamGenerateContent: replayed by provider-gemini"},
 	{prefix: "anthropic/error-", replay: true},
 	{prefix: "anthropic/messages-", reason: "Anthropic Messages API, served by provider-anthropic"},
-}
-
-// fixtureMeta is the part of a .meta.json sidecar the replay uses.
-type fixtureMeta struct {
-	Status      int               `json:"status"`
-	ContentType string            `json:"content_type"`
-	Headers     map[string]string `json:"recorded_response_headers"`
 }
 
 // bodyFiles lists the response bodies under root, relative to it.
@@ -164,34 +154,8 @@ func TestReplayOwnFixtures(t *testing.T) {
 // with the golden file.
 func replay(t *testing.T, root, rel, golden string) {
 	t.Helper()
-	path := filepath.Join(root, rel)
-	body, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var meta fixtureMeta
-	metaPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".meta.json"
-	raw, err := os.ReadFile(metaPath)
-	if err != nil {
-		t.Fatalf("read sidecar: %v", err)
-	}
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		t.Fatalf("parse %s: %v", metaPath, err)
-	}
-	p, _ := configure(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		// nil suppresses the headers net/http would add (a sniffed type,
-		// today's Date), so a replay sees only what was recorded.
-		w.Header()["Date"] = nil
-		w.Header()["Content-Type"] = nil
-		for k, v := range meta.Headers {
-			w.Header().Set(k, v)
-		}
-		if meta.ContentType != "" {
-			w.Header().Set("Content-Type", meta.ContentType)
-		}
-		w.WriteHeader(meta.Status)
-		w.Write(body)
-	}), fmt.Sprintf(`{"model":"test-model","api":%q}`, fixtureAPI(root, rel)))
+	f := sdktest.LoadFixture(t, filepath.Join(root, rel))
+	p, _ := configure(t, f, fmt.Sprintf(`{"model":"test-model","api":%q}`, fixtureAPI(root, rel)))
 
 	events, err := generate(t, p, userRequest("What's the weather in Florence?"))
 	if err == nil {
@@ -201,7 +165,7 @@ func replay(t *testing.T, root, rel, golden string) {
 	}
 	// Only the class, a safe label and the hint leave the plugin: never
 	// the vendor's free text, which may echo a key or the prompt.
-	if we, ok := parseError(body); ok && err != nil && we.message != "" && strings.Contains(err.Error(), we.message) {
+	if we, ok := parseError(f.Body); ok && err != nil && we.message != "" && strings.Contains(err.Error(), we.message) {
 		t.Errorf("error %q carries the upstream message", err)
 	}
 	checkGolden(t, golden, render(t, events, err))

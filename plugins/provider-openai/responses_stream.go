@@ -37,9 +37,9 @@ type responsesStream struct {
 // that stops before any of them was cut, and that is a transient failure.
 func decodeResponsesStream(ctx context.Context, body io.Reader, t *turn) error {
 	s := &responsesStream{t: t}
-	sr := newSSEReader(body)
+	sr := newEventReader(body)
 	for {
-		ev, err := sr.next()
+		ev, err := sr.Next()
 		if errors.Is(err, io.EOF) {
 			return t.fail(ctx, &sdk.Error{Class: sdk.ClassTransient, Code: "cut_stream", Message: "openai: stream ended before the response finished"})
 		}

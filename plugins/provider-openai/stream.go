@@ -8,7 +8,18 @@ import (
 	"io"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sse"
 )
+
+// newEventReader reads an event stream of either wire family. Some
+// OpenAI-compatible servers end on "data: [DONE]" with no final newline,
+// so a last line cut before its line end is taken as whole; a cut JSON
+// value then fails to decode, which is reported as a malformed chunk.
+func newEventReader(body io.Reader) *sse.Reader {
+	r := sse.NewReader(body)
+	r.LenientEnd = true
+	return r
+}
 
 // doneMarker is the data of the event that ends a stream.
 const doneMarker = "[DONE]"
@@ -18,11 +29,11 @@ const doneMarker = "[DONE]"
 // one that stops without [DONE] and without a finish_reason was cut, and
 // that is a transient failure, never a short success.
 func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
-	sr := newSSEReader(body)
+	sr := newEventReader(body)
 	var c chunk
 	done := false
 	for !done {
-		ev, err := sr.next()
+		ev, err := sr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -1,6 +1,9 @@
 // Package sdktest is the test kit for plugin authors: a fake Egress backed by
 // an httptest server, an in-process harness that runs a plugin over real
-// go-plugin gRPC, and conformance suites for providers, tools and displays.
+// go-plugin gRPC, conformance suites for providers, tools and displays, and
+// helpers for replay tests (recorded fixtures, split reads, golden files, a
+// canonical rendering of a Generate result). It is imported by tests only,
+// and registers no flags.
 package sdktest
 
 import (
