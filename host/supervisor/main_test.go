@@ -25,6 +25,14 @@ var bins = map[string]string{
 var binDir string
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(childBinDirEnv); dir != "" {
+		// Re-executed as an unprivileged user by TestUnprivilegedSandbox:
+		// the plugins are already built.
+		for name := range bins {
+			bins[name] = filepath.Join(dir, "axon-provider-"+name)
+		}
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "axon-supervisor-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
