@@ -45,6 +45,7 @@ func (g *globals) listPlugins(ctx context.Context) error {
 		return fmt.Errorf("plugin dir: %w", err)
 	}
 	logger := g.logger().Named("plugins")
+	logger.SetLevel(hclogLevelQuiet) // each probe's start and exit are not news here
 	w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tKIND\tVERSION\tPATH\tSHA256")
 	var names []string
