@@ -5,13 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/axonhq/axon/sdk"
 	"github.com/axonhq/axon/sdk/sdktest"
-	"github.com/axonhq/axon/sdk/sse"
 )
 
 // syntheticStream is a long, valid Messages stream shaped like the recorded
@@ -50,60 +47,19 @@ func syntheticStream(n int, tool bool) ([]byte, int) {
 	return b.Bytes(), events
 }
 
-// countEvents counts the SSE events of body.
-func countEvents(b *testing.B, body []byte) int {
-	b.Helper()
-	r := sse.NewReader(bytes.NewReader(body))
-	n := 0
-	for {
-		if _, err := r.Next(); err != nil {
-			if err != io.EOF {
-				b.Fatal(err)
-			}
-			return n
-		}
-		n++
-	}
-}
-
-type benchBody struct {
-	name   string
-	body   []byte
-	events int
-}
-
-func benchBodies(b *testing.B) []benchBody {
+func benchBodies(b *testing.B) []sdktest.BenchBody {
 	b.Helper()
 	text, textEvents := syntheticStream(2000, false)
 	tool, toolEvents := syntheticStream(2000, true)
-	bodies := []benchBody{{"synthetic-text-2000", text, textEvents}, {"synthetic-tool-json-2000", tool, toolEvents}}
-	for _, name := range []string{"messages-text-stream.sse", "messages-parallel-tool-use-stream.sse"} {
-		body, err := os.ReadFile(filepath.Join(sharedFixtures, name))
-		if err != nil {
-			continue // the shared set is optional
-		}
-		bodies = append(bodies, benchBody{"recorded-" + name, body, countEvents(b, body)})
-	}
-	return bodies
+	bodies := []sdktest.BenchBody{{Name: "synthetic-text-2000", Body: text, Units: textEvents}, {Name: "synthetic-tool-json-2000", Body: tool, Units: toolEvents}}
+	return append(bodies, sdktest.RecordedBodies(b, sharedFixtures, []string{"messages-text-stream.sse", "messages-parallel-tool-use-stream.sse"}, sdktest.CountSSEEvents)...)
 }
 
 // BenchmarkDecodeStream measures the whole path from body bytes to sdk
 // events: framing, JSON decoding, fragment assembly.
 func BenchmarkDecodeStream(b *testing.B) {
 	discard := sdk.SinkFunc(func(context.Context, sdk.Event) error { return nil })
-	ctx := context.Background()
-	for _, bb := range benchBodies(b) {
-		b.Run(bb.name, func(b *testing.B) {
-			b.ReportAllocs()
-			rd := bytes.NewReader(bb.body)
-			run := func() {
-				rd.Reset(bb.body)
-				if err := decodeStream(ctx, rd, &turn{out: discard}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.SetBytes(int64(len(bb.body)))
-			sdktest.ReportAllocsPer(b, bb.events, "event", run)
-		})
-	}
+	sdktest.BenchDecode(b, benchBodies(b), "event", func(r io.Reader) error {
+		return decodeStream(context.Background(), r, &turn{out: discard})
+	})
 }

@@ -172,50 +172,6 @@ func TestGenerateEgressFailures(t *testing.T) {
 	}
 }
 
-// TestGenerateCanceled: a caller that cancels mid-stream gets its own
-// context error back, not a classified upstream failure.
-func TestGenerateCanceled(t *testing.T) {
-	t.Parallel()
-	egress := sdktest.NewFakeEgress(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\"}}\n\n")
-		w.(http.Flusher).Flush()
-		<-r.Context().Done() // the stream stays open until the plugin hangs up
-	}))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sink := sdk.SinkFunc(func(_ context.Context, ev sdk.Event) error {
-		if ev.Type == sdk.EventStart {
-			cancel()
-		}
-		return nil
-	})
-	err := configured(t, egress, testConfig).Generate(ctx, replayRequest(), sink)
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("error %v, want context.Canceled", err)
-	}
-}
-
-// TestGenerateSinkError: when the sink refuses an event, Generate stops and
-// returns the sink's error.
-func TestGenerateSinkError(t *testing.T) {
-	t.Parallel()
-	egress := sdktest.NewFakeEgress(t, sdktest.LoadFixture(t, filepath.Join(localFixtures, "stream-stop-sequence.sse")))
-	gone := errors.New("client went away")
-	sent := 0
-	sink := sdk.SinkFunc(func(_ context.Context, ev sdk.Event) error {
-		sent++
-		if ev.Type == sdk.EventTextDelta {
-			return gone
-		}
-		return nil
-	})
-	err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), sink)
-	if !errors.Is(err, gone) || sent != 2 {
-		t.Errorf("error %v after %d events, want %v after 2", err, sent, gone)
-	}
-}
-
 func TestGenerateBeforeConfigure(t *testing.T) {
 	t.Parallel()
 	err := (&anthropic{}).Generate(context.Background(), replayRequest(), &sdktest.Recorder{})

@@ -60,10 +60,9 @@ func TestReplayFixtures(t *testing.T) {
 		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
 			egress := sdktest.NewFakeEgress(t, f)
-			var rec sdktest.Recorder
-			err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &rec)
-			sdktest.CheckStream(t, rec.Events(), err)
-			sdktest.Golden(t, golden("replay/"+f.Name), sdktest.RenderOutcome(t, rec.Events(), err), *update)
+			sdktest.ReplayGolden(t, golden("replay/"+f.Name), *update, func(out sdk.Sink) error {
+				return configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), out)
+			})
 			checkOutgoing(t, egress.Requests())
 		})
 	}
@@ -81,10 +80,9 @@ func TestReplaySplitReads(t *testing.T) {
 		for variant, body := range sdktest.SplitReads(f.Body, true) {
 			t.Run(f.Name+"/"+variant, func(t *testing.T) {
 				t.Parallel()
-				var rec sdktest.Recorder
-				err := decodeStream(context.Background(), body, &turn{out: &rec})
-				sdktest.CheckStream(t, rec.Events(), err)
-				sdktest.Golden(t, golden("replay/"+f.Name), sdktest.RenderOutcome(t, rec.Events(), err), false)
+				sdktest.ReplayGolden(t, golden("replay/"+f.Name), false, func(out sdk.Sink) error {
+					return decodeStream(context.Background(), body, &turn{out: out})
+				})
 			})
 		}
 	}

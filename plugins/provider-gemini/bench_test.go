@@ -5,13 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/axonhq/axon/sdk"
 	"github.com/axonhq/axon/sdk/sdktest"
-	"github.com/axonhq/axon/sdk/sse"
 )
 
 // syntheticStream is a long alt=sse body shaped like the recorded ones
@@ -29,58 +26,18 @@ func syntheticStream(n int) ([]byte, int) {
 	return b.Bytes(), n
 }
 
-func countEvents(b *testing.B, body []byte) int {
-	b.Helper()
-	r := sse.NewReader(bytes.NewReader(body))
-	n := 0
-	for {
-		if _, err := r.Next(); err != nil {
-			if err != io.EOF {
-				b.Fatal(err)
-			}
-			return n
-		}
-		n++
-	}
-}
-
-type benchBody struct {
-	name   string
-	body   []byte
-	events int
-}
-
-func benchBodies(b *testing.B) []benchBody {
+func benchBodies(b *testing.B) []sdktest.BenchBody {
 	b.Helper()
 	text, n := syntheticStream(2000)
-	bodies := []benchBody{{"synthetic-text-2000", text, n}}
-	for _, name := range []string{"stream-generate-content-thinking-text.sse", "stream-generate-content-gemini3-parallel-function-calls.sse"} {
-		body, err := os.ReadFile(filepath.Join(sharedFixtures, name))
-		if err != nil {
-			continue // the shared set is optional
-		}
-		bodies = append(bodies, benchBody{"recorded-" + name, body, countEvents(b, body)})
-	}
-	return bodies
+	bodies := []sdktest.BenchBody{{Name: "synthetic-text-2000", Body: text, Units: n}}
+	return append(bodies, sdktest.RecordedBodies(b, sharedFixtures, []string{"stream-generate-content-thinking-text.sse", "stream-generate-content-gemini3-parallel-function-calls.sse"}, sdktest.CountSSEEvents)...)
 }
 
 // BenchmarkDecodeStream measures the whole path from body bytes to sdk
 // events: framing, JSON decoding, usage and call handling.
 func BenchmarkDecodeStream(b *testing.B) {
 	discard := sdk.SinkFunc(func(context.Context, sdk.Event) error { return nil })
-	ctx := context.Background()
-	for _, bb := range benchBodies(b) {
-		b.Run(bb.name, func(b *testing.B) {
-			b.ReportAllocs()
-			rd := bytes.NewReader(bb.body)
-			run := func() {
-				rd.Reset(bb.body)
-				if err := decodeStream(ctx, rd, newTurn(discard, testModel, "seed")); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.SetBytes(int64(len(bb.body)))
-			sdktest.ReportAllocsPer(b, bb.events, "event", run)
-		})
-	}
+	sdktest.BenchDecode(b, benchBodies(b), "event", func(r io.Reader) error {
+		return decodeStream(context.Background(), r, newTurn(discard, testModel, "seed"))
+	})
 }

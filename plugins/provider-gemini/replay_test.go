@@ -92,10 +92,9 @@ func TestReplayFixtures(t *testing.T) {
 		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
 			egress := sdktest.NewFakeEgress(t, f)
-			var rec sdktest.Recorder
-			err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &rec)
-			sdktest.CheckStream(t, rec.Events(), err)
-			sdktest.Golden(t, golden("replay/"+f.Name), sdktest.RenderOutcome(t, rec.Events(), err), *update)
+			sdktest.ReplayGolden(t, golden("replay/"+f.Name), *update, func(out sdk.Sink) error {
+				return configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), out)
+			})
 			checkOutgoing(t, egress.Requests())
 		})
 	}
@@ -113,16 +112,13 @@ func TestReplaySplitReads(t *testing.T) {
 		for variant, body := range sdktest.SplitReads(f.Body, isSSE(f)) {
 			t.Run(f.Name+"/"+variant, func(t *testing.T) {
 				t.Parallel()
-				var rec sdktest.Recorder
-				r := bufio.NewReaderSize(body, readBufferSize)
-				var err error
-				if isSSE(f) {
-					err = decodeStream(context.Background(), r, replayTurn(t, &rec))
-				} else {
-					err = decodeJSON(context.Background(), r, replayTurn(t, &rec))
-				}
-				sdktest.CheckStream(t, rec.Events(), err)
-				sdktest.Golden(t, golden("replay/"+f.Name), sdktest.RenderOutcome(t, rec.Events(), err), false)
+				sdktest.ReplayGolden(t, golden("replay/"+f.Name), false, func(out sdk.Sink) error {
+					r := bufio.NewReaderSize(body, readBufferSize)
+					if isSSE(f) {
+						return decodeStream(context.Background(), r, replayTurn(t, out))
+					}
+					return decodeJSON(context.Background(), r, replayTurn(t, out))
+				})
 			})
 		}
 	}

@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"testing"
 
 	"github.com/axonhq/axon/sdk"
@@ -32,62 +32,34 @@ func syntheticStream(n int, tools bool) ([]byte, int) {
 	return b.Bytes(), n + 1
 }
 
-type benchBody struct {
-	name  string
-	body  []byte
-	lines int
-}
-
-func benchBodies(b *testing.B) []benchBody {
+func benchBodies(b *testing.B) []sdktest.BenchBody {
 	b.Helper()
 	text, textLines := syntheticStream(2000, false)
 	tools, toolLines := syntheticStream(2000, true)
-	bodies := []benchBody{{"synthetic-text-2000", text, textLines}, {"synthetic-thinking-tools-2000", tools, toolLines}}
-	body, err := os.ReadFile(filepath.Join(sharedFixtures, "api-chat-stream.txt"))
-	if err == nil { // the shared set is optional
-		bodies = append(bodies, benchBody{"recorded-api-chat-stream", body, bytes.Count(body, []byte("\n"))})
-	}
-	return bodies
+	bodies := []sdktest.BenchBody{{Name: "synthetic-text-2000", Body: text, Units: textLines}, {Name: "synthetic-thinking-tools-2000", Body: tools, Units: toolLines}}
+	return append(bodies, sdktest.RecordedBodies(b, sharedFixtures, []string{"api-chat-stream.txt"}, sdktest.CountLines)...)
 }
 
 // BenchmarkLineReader measures NDJSON framing alone.
 func BenchmarkLineReader(b *testing.B) {
-	for _, bb := range benchBodies(b) {
-		b.Run(bb.name, func(b *testing.B) {
-			b.ReportAllocs()
-			rd := bytes.NewReader(bb.body)
-			run := func() {
-				rd.Reset(bb.body)
-				l := newLineReader(rd)
-				for {
-					if _, err := l.Next(); err != nil {
-						return
-					}
+	sdktest.BenchDecode(b, benchBodies(b), "line", func(r io.Reader) error {
+		l := newLineReader(r)
+		for {
+			if _, err := l.Next(); err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil
 				}
+				return err
 			}
-			b.SetBytes(int64(len(bb.body)))
-			sdktest.ReportAllocsPer(b, bb.lines, "line", run)
-		})
-	}
+		}
+	})
 }
 
 // BenchmarkDecodeStream measures the whole path from body bytes to sdk
 // events: framing, JSON decoding, tool call normalisation.
 func BenchmarkDecodeStream(b *testing.B) {
 	discard := sdk.SinkFunc(func(context.Context, sdk.Event) error { return nil })
-	ctx := context.Background()
-	for _, bb := range benchBodies(b) {
-		b.Run(bb.name, func(b *testing.B) {
-			b.ReportAllocs()
-			rd := bytes.NewReader(bb.body)
-			run := func() {
-				rd.Reset(bb.body)
-				if err := decodeStream(ctx, rd, &turn{out: discard}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.SetBytes(int64(len(bb.body)))
-			sdktest.ReportAllocsPer(b, bb.lines, "line", run)
-		})
-	}
+	sdktest.BenchDecode(b, benchBodies(b), "line", func(r io.Reader) error {
+		return decodeStream(context.Background(), r, &turn{out: discard})
+	})
 }

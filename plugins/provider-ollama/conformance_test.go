@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,28 +11,16 @@ import (
 
 // TestConformance runs the sdk provider suite over real go-plugin gRPC,
 // against a tool-calling stream (so tool calls cross the boundary too).
+//
+// Every fixture is also replayed over the boundary: the host must see
+// exactly the golden outcome (events, error class, status, retry hint).
 func TestConformance(t *testing.T) {
 	sdktest.ProviderConformance(t, sdktest.ProviderSuite{
-		New:      func() sdk.Provider { return &ollama{} },
+		New:      func() sdk.Provider { return &ollama{now: func() time.Time { return fixedNow }} },
 		Config:   []byte(testConfig),
 		Upstream: sdktest.LoadFixture(t, filepath.Join(localFixtures, "stream-tool-calls-separate-lines.txt")),
 		Request:  replayRequest(),
+		Replay:   allFixtures(t),
+		Golden:   func(name string) string { return golden("replay/" + name) },
 	})
-}
-
-// TestReplayOverPluginBoundary replays every fixture through the plugin
-// served over go-plugin gRPC and checks that the host sees exactly the
-// golden outcome: events, error class, status and retry hint survive the
-// boundary, and nothing else is added.
-func TestReplayOverPluginBoundary(t *testing.T) {
-	t.Parallel()
-	for _, f := range allFixtures(t) {
-		t.Run(f.Name, func(t *testing.T) {
-			t.Parallel()
-			p := sdktest.Serve(t, sdk.KindProvider, &ollama{now: func() time.Time { return fixedNow }}, []byte(testConfig), sdktest.NewFakeEgress(t, f)).Provider(t)
-			var rec sdktest.Recorder
-			err := p.Generate(context.Background(), replayRequest(), &rec)
-			sdktest.Golden(t, golden("replay/"+f.Name), sdktest.RenderOutcome(t, rec.Events(), err), false)
-		})
-	}
 }

@@ -222,50 +222,6 @@ func TestGenerateEgressFailures(t *testing.T) {
 	}
 }
 
-// TestGenerateCanceled: a caller that cancels mid-stream gets its own
-// context error back, not a classified upstream failure.
-func TestGenerateCanceled(t *testing.T) {
-	t.Parallel()
-	egress := sdktest.NewFakeEgress(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		fmt.Fprint(w, `{"model":"m","message":{"role":"assistant","content":"Hi"},"done":false}`+"\n")
-		w.(http.Flusher).Flush()
-		<-r.Context().Done() // the stream stays open until the plugin hangs up
-	}))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sink := sdk.SinkFunc(func(_ context.Context, ev sdk.Event) error {
-		if ev.Type == sdk.EventStart {
-			cancel()
-		}
-		return nil
-	})
-	err := configured(t, egress, testConfig).Generate(ctx, replayRequest(), sink)
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("error %v, want context.Canceled", err)
-	}
-}
-
-// TestGenerateSinkError: when the sink refuses an event, Generate stops and
-// returns the sink's error.
-func TestGenerateSinkError(t *testing.T) {
-	t.Parallel()
-	egress := sdktest.NewFakeEgress(t, sdktest.LoadFixture(t, filepath.Join(localFixtures, "stream-thinking-text.txt")))
-	gone := errors.New("client went away")
-	sent := 0
-	sink := sdk.SinkFunc(func(_ context.Context, ev sdk.Event) error {
-		sent++
-		if ev.Type == sdk.EventTextDelta {
-			return gone
-		}
-		return nil
-	})
-	err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), sink)
-	if !errors.Is(err, gone) || sent != 4 {
-		t.Errorf("error %v after %d events, want %v after 4 (start, two reasoning, text)", err, sent, gone)
-	}
-}
-
 func TestGenerateBeforeConfigure(t *testing.T) {
 	t.Parallel()
 	err := (&ollama{}).Generate(context.Background(), replayRequest(), &sdktest.Recorder{})

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,31 +74,5 @@ func TestStreamSplitAtEveryByte(t *testing.T) {
 				t.Errorf("errors differ (-whole +one byte):\n%s", diff)
 			}
 		})
-	}
-}
-
-// TestStreamStopsAtSinkError: a sink that fails (the host went away) ends
-// Generate with that error, and nothing more is sent.
-func TestStreamStopsAtSinkError(t *testing.T) {
-	t.Parallel()
-	body, err := os.ReadFile(filepath.Join(sharedFixtures, "deepseek/chat-reasoning-stream.sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	boom := context.Canceled
-	sent := 0
-	sink := sdk.SinkFunc(func(context.Context, sdk.Event) error {
-		sent++
-		if sent == 3 {
-			return boom
-		}
-		return nil
-	})
-	err = decodeStream(context.Background(), bytes.NewReader(body), newTurn(sink, "m", nil))
-	if !errors.Is(err, boom) {
-		t.Fatalf("got %v, want the sink's error", err)
-	}
-	if sent != 3 {
-		t.Errorf("%d sends, want 3", sent)
 	}
 }

@@ -23,18 +23,51 @@ type ProviderSuite struct {
 	Upstream http.Handler
 	// Request is the request the suite sends; nil means a one-line prompt.
 	Request *sdk.Request
+	// Replay, when set, holds recorded replies, each served in turn as the
+	// upstream; Golden names the golden file of a fixture (by Fixture.Name).
+	Replay []Fixture
+	Golden func(name string) string
 }
 
-// ProviderConformance runs the checks every provider must pass, over real
-// go-plugin gRPC in-process:
+// generator is what the suite calls Generate on: the provider itself
+// (in-process) or the host-side handle of it served over go-plugin gRPC.
+type generator interface {
+	Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error
+}
+
+// ProviderConformance runs the checks every provider must pass. Unless
+// marked in-process, a check runs over real go-plugin gRPC in-process, as
+// the host sees the plugin:
 //   - Info (as the host sees it): name, kind, schema and auth are well formed;
 //   - Generate: events end with exactly one finish; text or a tool call came
 //     before it; tool calls carry complete JSON and distinct indices; usage
 //     counts are not negative;
-//   - a cancelled context ends Generate with an error instead of a hang;
-//   - when Upstream is set, upstream HTTP 500 and 401 answers become
-//     classified errors (transient and auth_required) that survive the
-//     plugin boundary.
+//   - a cancelled context ends Generate with an error instead of a hang.
+//
+// When Upstream is set (the provider talks to an API), also:
+//   - upstream HTTP 500 and 401 answers become classified errors (transient
+//     and auth_required) that keep their status, survive the plugin
+//     boundary, and cost exactly one upstream request (no retry inside the
+//     plugin: retries are the host's);
+//   - cancel mid-stream, both in-process and over gRPC: Upstream is held
+//     open after its first write until the request ends, and the caller
+//     cancels its context on the first event (a sink that then refuses
+//     every later event, as the host's does); Generate returns an error
+//     that is context.Canceled, and the upstream request observes the
+//     cancellation (its context ends) rather than being leaked;
+//   - sink error, both in-process and over gRPC: a sink that fails on the
+//     first event makes Generate return that failure (errors.Is), the sink
+//     is not called again, and the upstream request (held open as above)
+//     is ended, not leaked.
+//
+// When Replay is set, each fixture is replayed over gRPC and what the host
+// sees must match the fixture's golden file exactly (see ReplayGolden):
+// events, error class, status and retry hint survive the plugin boundary,
+// and nothing is added. Golden files are compared, never rewritten here:
+// rewrite them with an in-process replay test.
+//
+// The suite waits on channels only: no sleeps and no timing thresholds; a
+// provider that hangs fails by the test binary's timeout.
 func ProviderConformance(t *testing.T, s ProviderSuite) {
 	t.Helper()
 	req := s.Request
@@ -76,9 +109,46 @@ func ProviderConformance(t *testing.T, s ProviderSuite) {
 		}
 	})
 
+	if len(s.Replay) > 0 && s.Golden == nil {
+		t.Fatal("ProviderSuite: Replay is set but Golden is not")
+	}
+	for _, f := range s.Replay {
+		t.Run("replay/"+f.Name, func(t *testing.T) {
+			t.Parallel()
+			p := connect(t, f).Provider(t)
+			ReplayGolden(t, s.Golden(f.Name), false, func(out sdk.Sink) error {
+				return p.Generate(context.Background(), req, out)
+			})
+		})
+	}
 	if s.Upstream == nil {
 		return
 	}
+	checkUpstreamStatus(t, s, req)
+	for _, target := range []struct {
+		where string
+		open  func(t testing.TB, upstream http.Handler) generator
+	}{
+		{"in-process", func(t testing.TB, upstream http.Handler) generator {
+			return configureDirect(t, s, NewFakeEgress(t, upstream))
+		}},
+		{"over grpc", func(t testing.TB, upstream http.Handler) generator {
+			return Serve(t, sdk.KindProvider, s.New(), s.Config, NewFakeEgress(t, upstream)).Provider(t)
+		}},
+	} {
+		t.Run("cancel mid-stream "+target.where, func(t *testing.T) {
+			checkCancelMidStream(t, s.Upstream, req, target.open)
+		})
+		t.Run("sink error "+target.where, func(t *testing.T) {
+			checkSinkError(t, s.Upstream, req, target.open)
+		})
+	}
+}
+
+// checkUpstreamStatus: error answers from the upstream become classified
+// errors on the host's side, after one request.
+func checkUpstreamStatus(t *testing.T, s ProviderSuite, req *sdk.Request) {
+	t.Helper()
 	for _, c := range []struct {
 		status int
 		want   *sdk.Error
@@ -87,17 +157,40 @@ func ProviderConformance(t *testing.T, s ProviderSuite) {
 		{http.StatusUnauthorized, sdk.ErrAuthRequired},
 	} {
 		t.Run("upstream "+http.StatusText(c.status), func(t *testing.T) {
-			p := connect(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			egress := NewFakeEgress(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(c.status)
 				w.Write([]byte(`{"error":{"type":"error","message":"conformance"}}`))
-			})).Provider(t)
-			err := p.Generate(context.Background(), req, sdk.SinkFunc(func(context.Context, sdk.Event) error { return nil }))
+			}))
+			p := Serve(t, sdk.KindProvider, s.New(), s.Config, egress).Provider(t)
+			err := p.Generate(context.Background(), req, &Recorder{})
 			if !errors.Is(err, c.want) {
 				t.Fatalf("upstream %d: got %v, want class %s", c.status, err, c.want.Class)
 			}
+			var e *sdk.Error
+			if errors.As(err, &e) && e.Status != c.status {
+				t.Errorf("upstream %d: error carries status %d", c.status, e.Status)
+			}
+			if n := len(egress.Requests()); n != 1 {
+				t.Errorf("upstream %d: %d requests, want 1 (the plugin must not retry on its own)", c.status, n)
+			}
 		})
 	}
+}
+
+// configureDirect returns a fresh provider configured in-process, the way
+// the host would configure it (schema defaults applied), with egress.
+func configureDirect(t testing.TB, s ProviderSuite, egress sdk.Egress) sdk.Provider {
+	t.Helper()
+	p := s.New()
+	values, err := ApplyDefaults(p.Info().Config, s.Config)
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	if err := p.Configure(context.Background(), sdk.Config{Values: values, Egress: egress}); err != nil {
+		t.Fatalf("Configure: %v", err)
+	}
+	return p
 }
 
 // CheckEvents asserts the stream invariants of a successful Generate.
