@@ -9,8 +9,16 @@ import (
 // HTTPClient returns an *http.Client whose every request goes through e, so
 // net/http code and vendor SDKs work unchanged. Give vendor SDKs any
 // placeholder key: the host strips it and injects the real credential.
+//
+// Like the host's egress, the client returns a redirect to the caller
+// instead of following it; a plugin that wants to follow redirects sets
+// CheckRedirect on the returned client (each hop is still checked against
+// the host's allow list).
 func HTTPClient(e Egress) *http.Client {
-	return &http.Client{Transport: &egressTransport{egress: e}}
+	return &http.Client{
+		Transport:     &egressTransport{egress: e},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 type egressTransport struct{ egress Egress }
