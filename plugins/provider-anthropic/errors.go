@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -123,38 +122,11 @@ func classOf(status int, inBand bool, typ, msg, code string) sdk.Class {
 // maxRetryAfter bounds a hint before it becomes a Duration (a float beyond
 // int64 nanoseconds has no defined conversion). The host applies its own,
 // much smaller, cap.
-const maxRetryAfter = 24 * time.Hour
+const maxRetryAfter = sdk.MaxRetryAfter
 
 // retryAfter reads the retry hint: retry-after-ms (milliseconds) first, then
 // retry-after (seconds, or an HTTP date). No hint, or a hint in the past, is 0.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return hint(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return hint(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), maxRetryAfter)
-	}
-	return 0
-}
-
-func hint(ns float64) time.Duration {
-	if ns >= float64(maxRetryAfter) { // also +Inf
-		return maxRetryAfter
-	}
-	return time.Duration(ns)
-}
+func retryAfter(h http.Header, now time.Time) time.Duration { return sdk.RetryAfter(h, now) }
 
 // safeType keeps an error type fit for a message: an upstream controls it,
 // so only a short identifier passes.

@@ -38,7 +38,7 @@ type wireErrorBody struct {
 const maxErrorBody = 64 << 10
 
 // maxRetryAfter bounds a hint; the host applies its own, smaller, cap.
-const maxRetryAfter = 24 * time.Hour
+const maxRetryAfter = sdk.MaxRetryAfter
 
 // parseErrorBody reads the error object from b: {"error":{...}}, or the
 // same wrapped in a JSON array [{"error":{...}}] (Google sends both). It
@@ -175,23 +175,7 @@ func retryAfter(h http.Header, we *wireErrorBody, now time.Time) time.Duration {
 			}
 		}
 	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		if s*float64(time.Second) >= float64(maxRetryAfter) {
-			return maxRetryAfter
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), maxRetryAfter)
-	}
-	return 0
+	return sdk.RetryAfter(h, now)
 }
 
 // label names the error by its RPC status, when that is a short

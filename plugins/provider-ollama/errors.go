@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -123,29 +122,11 @@ func classOfStatus(status int, inBand bool) sdk.Class {
 
 // maxRetryAfter bounds a hint before it becomes a Duration. The host
 // applies its own, much smaller, cap.
-const maxRetryAfter = 24 * time.Hour
+const maxRetryAfter = sdk.MaxRetryAfter
 
 // retryAfter reads Retry-After (seconds, or an HTTP date), which a proxy or
 // ollama.com may send; a local server never does. No hint is 0.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		if s*float64(time.Second) >= float64(maxRetryAfter) {
-			return maxRetryAfter
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), maxRetryAfter)
-	}
-	return 0
-}
+func retryAfter(h http.Header, now time.Time) time.Duration { return sdk.RetryAfter(h, now) }
 
 // transportFailure classifies a failure below HTTP: the caller's
 // cancellation stays itself, a failure the egress classified (denied,
