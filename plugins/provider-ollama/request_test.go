@@ -165,7 +165,7 @@ func TestBuildRequestMatchesRecorded(t *testing.T) {
 	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(sharedFixtures, "api-chat-stream.request.json"))
 	if err != nil {
-		t.Skipf("shared fixtures not available: %v", err)
+		t.Fatalf("shared fixture missing (committed under plugins/testdata/wire): %v", err)
 	}
 	type subset struct {
 		Model    string                     `json:"model"`
