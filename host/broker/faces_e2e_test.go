@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/axonhq/axon/host/faces"
 )
 
@@ -27,22 +29,46 @@ func frames(dir string) []string {
 }
 
 // waitFrames waits until the display has drawn want as its newest frames.
-// Polling the directory is the only way to observe a separate process's
-// files; the deadline only guards against a hang. It reports with Errorf,
-// so upstream handlers (other goroutines) may call it too.
+// The png plugin is another process: it announces a frame by renaming the
+// file into dir, so waitFrames sleeps on inotify (IN_MOVED_TO and
+// IN_CLOSE_WRITE on dir) and looks again after each event. The watch is set
+// before the first look, so no frame can slip between the two. The
+// deadline only guards against a hang. It reports with Errorf, so upstream
+// handlers (other goroutines) may call it too.
 func waitFrames(t *testing.T, dir string, want ...string) bool {
 	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		t.Errorf("inotify: %v", err)
+		return false
+	}
+	defer unix.Close(fd)
+	if _, err := unix.InotifyAddWatch(fd, dir, unix.IN_MOVED_TO|unix.IN_CLOSE_WRITE); err != nil {
+		t.Errorf("watch %s: %v", dir, err)
+		return false
+	}
 	deadline := time.Now().Add(20 * time.Second)
+	buf := make([]byte, 4096)
 	for {
 		got := frames(dir)
 		if len(got) >= len(want) && slices.Equal(got[len(got)-len(want):], want) {
 			return true
 		}
-		if time.Now().After(deadline) {
+		left := time.Until(deadline)
+		if left <= 0 {
 			t.Errorf("display frames %v, want them to end with %v", got, want)
 			return false
 		}
-		time.Sleep(5 * time.Millisecond)
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, int(left.Milliseconds())+1); err != nil && err != unix.EINTR {
+			t.Errorf("poll: %v", err)
+			return false
+		}
+		for { // drain: the events only say "look again"
+			if n, err := unix.Read(fd, buf); n <= 0 || err != nil {
+				break
+			}
+		}
 	}
 }
 

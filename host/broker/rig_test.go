@@ -2,20 +2,19 @@ package broker
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/hcl/config"
 	"github.com/axonhq/axon/host/api"
+	"github.com/axonhq/axon/host/internal/logbuf"
 )
 
 // rig is a whole axon: config, broker with real plugin subprocesses, and
@@ -24,24 +23,7 @@ type rig struct {
 	t      testing.TB
 	broker *Broker
 	door   *httptest.Server
-	logs   *logBuffer
-}
-
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	logs   *logbuf.Buffer
 }
 
 // newRig loads hclText (with %s replaced by a fresh state dir) and starts
@@ -56,7 +38,7 @@ func newRig(t testing.TB, hclText string, opts Options) *rig {
 		config.WriteDiagnostics(&b, loader.Files(), diags)
 		t.Fatalf("config:\n%s", b.String())
 	}
-	logs := &logBuffer{}
+	logs := &logbuf.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "axon", Output: logs, Level: hclog.Debug})
 	if opts.Metrics == nil {
 		opts.Metrics = NewMetrics()

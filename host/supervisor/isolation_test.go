@@ -13,6 +13,7 @@ import (
 
 	"github.com/axonhq/axon/host/credential"
 	"github.com/axonhq/axon/host/egress"
+	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/sdk/spec"
 )
 
@@ -51,7 +52,7 @@ func TestIsolation(t *testing.T) {
 	t.Setenv("AXON_TEST_KEY_B", secretB)
 
 	upA, upB := newUpstream(t), newUpstream(t)
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	s := newSupervisor(t, logs, Options{})
 	grant := func(u *upstream, ref string) *egress.Grant {
 		al, err := egress.NewAllowList(u.URL)
@@ -211,7 +212,7 @@ func TestSandboxNoneHasNetwork(t *testing.T) {
 			c.Close()
 		}
 	}()
-	s := newSupervisor(t, &syncBuffer{}, Options{})
+	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
 	s.Add(Spec{Name: "open", Kind: spec.KindProvider, Path: bins["hostile"], Sandbox: SandboxNone})
 	in, _ := s.Instance("open")
 	_, out, err := collect(context.Background(), in, "dial "+l.Addr().String())
@@ -241,7 +242,7 @@ func TestEgressStreamsThroughPlugin(t *testing.T) {
 	}))
 	defer srv.Close()
 	al, _ := egress.NewAllowList(srv.URL)
-	s := newSupervisor(t, &syncBuffer{}, Options{})
+	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
 	s.Add(Spec{Name: "sse", Kind: spec.KindProvider, Path: bins["hostile"], Egress: &egress.Grant{Allow: al}})
 	in, _ := s.Instance("sse")
 	ctx, cancel := context.WithTimeout(context.Background(), 30_000_000_000)

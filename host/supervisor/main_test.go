@@ -1,18 +1,17 @@
 package supervisor
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/sdk/spec"
 )
 
@@ -53,26 +52,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// syncBuffer collects host log output from many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // newSupervisor returns a supervisor logging into logs, closed at test end.
-func newSupervisor(t *testing.T, logs *syncBuffer, opts Options) *Supervisor {
+func newSupervisor(t *testing.T, logs *logbuf.Buffer, opts Options) *Supervisor {
 	t.Helper()
 	s := New(hclog.New(&hclog.LoggerOptions{Name: "axon", Output: logs, Level: hclog.Trace}), opts)
 	t.Cleanup(s.Close)

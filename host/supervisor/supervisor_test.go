@@ -13,12 +13,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/sdk/spec"
 )
 
 func TestEchoPluginAnswersEndToEnd(t *testing.T) {
 	t.Parallel()
-	s := newSupervisor(t, &syncBuffer{}, Options{})
+	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
 	if err := s.Add(Spec{Name: "echo", Kind: spec.KindProvider, Path: bins["echo"]}); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestEchoPluginAnswersEndToEnd(t *testing.T) {
 
 func TestPluginKilledMidStreamGivesTypedErrorThenRestarts(t *testing.T) {
 	t.Parallel()
-	s := newSupervisor(t, &syncBuffer{}, Options{BackoffBase: 10 * time.Millisecond})
+	s := newSupervisor(t, &logbuf.Buffer{}, Options{BackoffBase: 10 * time.Millisecond})
 	if err := s.Add(Spec{Name: "victim", Kind: spec.KindProvider, Path: bins["hostile"]}); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestSHA256Pin(t *testing.T) {
 	}
 	sum := sha256.Sum256(b)
 	wrong := sha256.Sum256([]byte("not the binary"))
-	s := newSupervisor(t, &syncBuffer{}, Options{})
+	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
 	s.Add(Spec{Name: "pinned", Kind: spec.KindProvider, Path: bins["echo"], SHA256: sum[:]})
 	s.Add(Spec{Name: "tampered", Kind: spec.KindProvider, Path: bins["echo"], SHA256: wrong[:]})
 
@@ -110,7 +111,7 @@ func TestSHA256Pin(t *testing.T) {
 
 func TestKindMismatchIsRefused(t *testing.T) {
 	t.Parallel()
-	s := newSupervisor(t, &syncBuffer{}, Options{})
+	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
 	s.Add(Spec{Name: "wrong", Kind: spec.KindDisplay, Path: bins["echo"]})
 	in, _ := s.Instance("wrong")
 	err := in.Start(context.Background())
@@ -121,7 +122,7 @@ func TestKindMismatchIsRefused(t *testing.T) {
 
 func TestCloseKillsEveryProcess(t *testing.T) {
 	t.Parallel()
-	s := newSupervisor(t, &syncBuffer{}, Options{})
+	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
 	var pids []int
 	for _, name := range []string{"a", "b", "c"} {
 		s.Add(Spec{Name: name, Kind: spec.KindProvider, Path: bins["echo"]})
@@ -141,7 +142,7 @@ func TestCloseKillsEveryProcess(t *testing.T) {
 
 func TestHealthCheckReplacesADeadProcess(t *testing.T) {
 	t.Parallel()
-	logs := &syncBuffer{}
+	logs := &logbuf.Buffer{}
 	s := newSupervisor(t, logs, Options{HealthInterval: 20 * time.Millisecond, BackoffBase: time.Millisecond})
 	s.Add(Spec{Name: "h", Kind: spec.KindProvider, Path: bins["echo"]})
 	in, _ := s.Instance("h")
@@ -153,12 +154,8 @@ func TestHealthCheckReplacesADeadProcess(t *testing.T) {
 		t.Fatalf("pid %d after Start", pid)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(logs.String(), "plugin process lost") {
-		if time.Now().After(deadline) {
-			t.Fatalf("health loop never noticed the dead plugin; logs:\n%s", logs)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !logs.WaitFor("plugin process lost", 20*time.Second) {
+		t.Fatalf("health loop never noticed the dead plugin; logs:\n%s", logs)
 	}
 	if _, text, err := collect(context.Background(), in, "back"); err != nil || text != "back" {
 		t.Fatalf("after health restart: %q %v", text, err)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/sdk/spec"
 )
 
@@ -73,7 +74,7 @@ func TestUnprivilegedChild(t *testing.T) {
 			c.Close()
 		}
 	}()
-	s := newSupervisor(t, &syncBuffer{}, Options{})
+	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
 	s.Add(Spec{Name: "jailed", Kind: spec.KindProvider, Path: bins["hostile"]})
 	in, _ := s.Instance("jailed")
 	_, out, err := collect(context.Background(), in, "dial "+l.Addr().String())
