@@ -51,10 +51,6 @@ func (a *anthropic) Configure(ctx context.Context, cfg sdk.Config) error {
 	}
 	a.cfg = c
 	a.client = sdk.HTTPClient(cfg.Egress)
-	// The Messages API does not redirect; a redirect means a wrong base_url
-	// and is reported as its status rather than followed (a 301 would turn
-	// the POST into a GET).
-	a.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	if cfg.Logger != nil {
 		a.log = cfg.Logger
 	}

@@ -58,9 +58,6 @@ func (g *gemini) Configure(ctx context.Context, cfg sdk.Config) error {
 	}
 	g.cfg = c
 	g.client = sdk.HTTPClient(cfg.Egress)
-	// The API does not redirect; a redirect means a wrong base_url and is
-	// reported as its status rather than followed.
-	g.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	if cfg.Logger != nil {
 		g.log = cfg.Logger
 	}

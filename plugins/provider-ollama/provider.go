@@ -54,10 +54,6 @@ func (o *ollama) Configure(ctx context.Context, cfg sdk.Config) error {
 	}
 	o.cfg = s
 	o.client = sdk.HTTPClient(cfg.Egress)
-	// /api/chat does not redirect; a redirect means a wrong base_url and is
-	// reported as its status rather than followed (a 301 would turn the
-	// POST into a GET).
-	o.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	if cfg.Logger != nil {
 		o.log = cfg.Logger
 	}
