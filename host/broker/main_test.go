@@ -1,37 +1,18 @@
 package broker
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/axonhq/axon/host/internal/testbin"
 )
 
 // binDir holds the real plugin binaries the end-to-end tests launch.
 var binDir string
 
-var plugins = map[string]string{
-	"axon-provider-openai":    "../../plugins/provider-openai",
-	"axon-provider-anthropic": "../../plugins/provider-anthropic",
-	"axon-display-png":        "../../plugins/display-png",
-}
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "axon-broker-e2e")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	for bin, pkg := range plugins {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, bin), pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbin.Main(m, &binDir,
+		testbin.Target{Name: "axon-provider-openai", Pkg: "../../plugins/provider-openai"},
+		testbin.Target{Name: "axon-provider-anthropic", Pkg: "../../plugins/provider-anthropic"},
+		testbin.Target{Name: "axon-display-png", Pkg: "../../plugins/display-png"},
+	)
 }

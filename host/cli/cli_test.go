@@ -8,28 +8,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/axonhq/axon/host/internal/testbin"
 )
 
 var binDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "axon-cli-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "axon-provider-openai"), "../../plugins/provider-openai").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbin.Main(m, &binDir, testbin.Target{Name: "axon-provider-openai", Pkg: "../../plugins/provider-openai"})
 }
 
 // run executes the command line in-process with a hermetic environment.

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
+	"github.com/axonhq/axon/host/internal/testbin"
 	"github.com/axonhq/axon/sdk/pluginrpc"
 )
 
@@ -25,14 +26,13 @@ var buildOnce sync.Once
 // buildAll builds the axon binary and the plugins the memory benchmark runs.
 func buildAll(b *testing.B) {
 	buildOnce.Do(func() {
-		for out, pkg := range map[string]string{
-			"axon":                    "../cmd/axon",
-			"axon-provider-anthropic": "../../plugins/provider-anthropic",
-			"axon-display-epd":        "../../plugins/display-epd",
-		} {
-			if o, err := exec.Command("go", "build", "-o", filepath.Join(binDir, out), pkg).CombinedOutput(); err != nil {
-				b.Fatalf("build %s: %v\n%s", pkg, err, o)
-			}
+		err := testbin.BuildInto(binDir,
+			testbin.Target{Name: "axon", Pkg: "../cmd/axon"},
+			testbin.Target{Name: "axon-provider-anthropic", Pkg: "../../plugins/provider-anthropic"},
+			testbin.Target{Name: "axon-display-epd", Pkg: "../../plugins/display-epd"},
+		)
+		if err != nil {
+			b.Fatal(err)
 		}
 	})
 }

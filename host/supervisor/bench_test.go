@@ -2,12 +2,9 @@ package supervisor
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -29,7 +26,7 @@ func reportLatency(b *testing.B, d []time.Duration) {
 func BenchmarkGenerateSubprocess(b *testing.B) {
 	s := New(nullLogger(), Options{})
 	defer s.Close()
-	s.Add(Spec{Name: "echo", Kind: spec.KindProvider, Path: bins["echo"]})
+	s.Add(Spec{Name: "echo", Kind: spec.KindProvider, Path: bin("echo")})
 	in, _ := s.Instance("echo")
 	ctx := context.Background()
 	if err := in.Start(ctx); err != nil {
@@ -56,7 +53,7 @@ func BenchmarkEgressRoundTrip(b *testing.B) {
 	al, _ := egress.NewAllowList(srv.URL)
 	s := New(nullLogger(), Options{})
 	defer s.Close()
-	s.Add(Spec{Name: "get", Kind: spec.KindProvider, Path: bins["hostile"], Egress: &egress.Grant{Allow: al}})
+	s.Add(Spec{Name: "get", Kind: spec.KindProvider, Path: bin("hostile"), Egress: &egress.Grant{Allow: al}})
 	in, _ := s.Instance("get")
 	ctx := context.Background()
 	d := make([]time.Duration, 0, b.N)
@@ -70,41 +67,4 @@ func BenchmarkEgressRoundTrip(b *testing.B) {
 		d = append(d, time.Since(t0))
 	}
 	reportLatency(b, d)
-}
-
-// BenchmarkIdleRSS reports the resident memory of the host process (this
-// test binary, after a GC) and of one idle plugin process.
-func BenchmarkIdleRSS(b *testing.B) {
-	s := New(nullLogger(), Options{})
-	defer s.Close()
-	s.Add(Spec{Name: "echo", Kind: spec.KindProvider, Path: bins["echo"]})
-	in, _ := s.Instance("echo")
-	if err := in.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	for range b.N {
-		runtime.GC()
-	}
-	host, err := rssKB(os.Getpid())
-	if err != nil {
-		b.Skip(err)
-	}
-	plugin, _ := rssKB(in.Pid())
-	b.ReportMetric(float64(host), "host-RSS-kB")
-	b.ReportMetric(float64(plugin), "plugin-RSS-kB")
-}
-
-func rssKB(pid int) (int, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			var kb int
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
-			return kb, nil
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
 }

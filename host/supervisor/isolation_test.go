@@ -64,8 +64,8 @@ func TestIsolation(t *testing.T) {
 	values := func(u *upstream) func(spec.Info) (json.RawMessage, error) {
 		return func(spec.Info) (json.RawMessage, error) { return json.Marshal(map[string]string{"base_url": u.URL}) }
 	}
-	s.Add(Spec{Name: "evil-a", Kind: spec.KindProvider, Path: bins["hostile"], Egress: grant(upA, "env:AXON_TEST_KEY_A"), Values: values(upA)})
-	s.Add(Spec{Name: "evil-b", Kind: spec.KindProvider, Path: bins["hostile"], Egress: grant(upB, "env:AXON_TEST_KEY_B"), Values: values(upB)})
+	s.Add(Spec{Name: "evil-a", Kind: spec.KindProvider, Path: bin("hostile"), Egress: grant(upA, "env:AXON_TEST_KEY_A"), Values: values(upA)})
+	s.Add(Spec{Name: "evil-b", Kind: spec.KindProvider, Path: bin("hostile"), Egress: grant(upB, "env:AXON_TEST_KEY_B"), Values: values(upB)})
 	a, _ := s.Instance("evil-a")
 	b, _ := s.Instance("evil-b")
 	ctx := context.Background()
@@ -213,7 +213,7 @@ func TestSandboxNoneHasNetwork(t *testing.T) {
 		}
 	}()
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
-	s.Add(Spec{Name: "open", Kind: spec.KindProvider, Path: bins["hostile"], Sandbox: SandboxNone})
+	s.Add(Spec{Name: "open", Kind: spec.KindProvider, Path: bin("hostile"), Sandbox: SandboxNone})
 	in, _ := s.Instance("open")
 	_, out, err := collect(context.Background(), in, "dial "+l.Addr().String())
 	if err != nil || out != "dial ok" {
@@ -243,7 +243,7 @@ func TestEgressStreamsThroughPlugin(t *testing.T) {
 	defer srv.Close()
 	al, _ := egress.NewAllowList(srv.URL)
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
-	s.Add(Spec{Name: "sse", Kind: spec.KindProvider, Path: bins["hostile"], Egress: &egress.Grant{Allow: al}})
+	s.Add(Spec{Name: "sse", Kind: spec.KindProvider, Path: bin("hostile"), Egress: &egress.Grant{Allow: al}})
 	in, _ := s.Instance("sse")
 	ctx, cancel := context.WithTimeout(context.Background(), 30_000_000_000)
 	defer cancel()

@@ -2,9 +2,7 @@ package supervisor
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,44 +10,28 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/host/internal/logbuf"
+	"github.com/axonhq/axon/host/internal/testbin"
 	"github.com/axonhq/axon/sdk/spec"
 )
 
-// Plugin binaries built once for the package's tests.
-var bins = map[string]string{
-	"echo":    "../../examples/provider-echo",
-	"hostile": "../internal/testplugin",
-}
-
+// binDir holds the plugin binaries built once for the package's tests:
+// axon-provider-echo (examples/provider-echo) and axon-provider-hostile
+// (host/internal/testplugin).
 var binDir string
+
+func bin(name string) string { return filepath.Join(binDir, "axon-provider-"+name) }
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(childBinDirEnv); dir != "" {
 		// Re-executed as an unprivileged user by TestUnprivilegedSandbox:
 		// the plugins are already built.
-		for name := range bins {
-			bins[name] = filepath.Join(dir, "axon-provider-"+name)
-		}
+		binDir = dir
 		os.Exit(m.Run())
 	}
-	dir, err := os.MkdirTemp("", "axon-supervisor-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	for name, pkg := range bins {
-		out := filepath.Join(dir, "axon-provider-"+name)
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, b)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-		bins[name] = out
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testbin.Main(m, &binDir,
+		testbin.Target{Name: "axon-provider-echo", Pkg: "../../examples/provider-echo"},
+		testbin.Target{Name: "axon-provider-hostile", Pkg: "../internal/testplugin"},
+	)
 }
 
 // newSupervisor returns a supervisor logging into logs, closed at test end.

@@ -75,7 +75,7 @@ func TestUnprivilegedChild(t *testing.T) {
 		}
 	}()
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
-	s.Add(Spec{Name: "jailed", Kind: spec.KindProvider, Path: bins["hostile"]})
+	s.Add(Spec{Name: "jailed", Kind: spec.KindProvider, Path: bin("hostile")})
 	in, _ := s.Instance("jailed")
 	_, out, err := collect(context.Background(), in, "dial "+l.Addr().String())
 	if err != nil {
