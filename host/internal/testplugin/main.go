@@ -7,7 +7,40 @@
 //	get URL [H: V]...   an egress GET with the given headers; reports status and body
 //	sse URL             an egress GET; each non-empty body line becomes a text delta at once
 //	forever             a text delta every 10ms until cancelled
+//	attack NAME ARGS... one attempt to get out of the sandbox (below)
 //	anything else       echoed back
+//
+// An attack answers one line, "blocked: <the error>" or "ESCAPED: <what it
+// got>", the loot cut to 4 KiB but otherwise kept so a test can search it
+// for a secret. No attack takes longer than 10s, a connect no longer than 2s.
+// An attack proves access without doing harm: kill sends signal 0, ptrace
+// detaches, mount is undone; only write changes a file, the one it is given.
+//
+//	proc-environ PID     read /proc/PID/environ
+//	proc-mem PID         read 64 bytes of /proc/PID/mem at its first readable mapping
+//	proc-all-environ     read /proc/*/environ of every other process
+//	ptrace PID           PTRACE_SEIZE the pid, then detach
+//	vmread PID           process_vm_readv 64 bytes of the pid
+//	pidfd-getfd PID FD   take the pid's descriptor FD with pidfd_getfd
+//	setns-net PID ADDR   enter the pid's network namespace (ESCAPED already) and connect to ADDR (IP:port)
+//	dial-tcp ADDR        connect to ADDR
+//	dial-udp ADDR        send the datagram "hostile" to ADDR
+//	raw-socket           open raw IP, packet and ICMP datagram sockets
+//	abstract-unix NAME   connect to the abstract unix socket @NAME
+//	unix-connect PATH    connect to the unix socket PATH and GET /v1/models
+//	kill PID             kill(PID, 0): is the pid visible and signalable
+//	open PATH            read the file, or list the directory, at PATH
+//	write PATH           create PATH, or truncate it if it exists, and write to it
+//	grandchild TOKEN     leave a process running, TOKEN in its command line,
+//	                     that outlives the plugin; answers "spawned: pid N"
+//	whoami               not an attack: ids, capabilities, seccomp, mounts, /proc/1, cwd and / as JSON
+//	unshare              make new user and mount namespaces
+//	mount                mount a tmpfs at /tmp/x
+//
+// Run directly as "testplugin probe NAME ARGS...", it runs one attack, prints
+// its line to stdout and exits, to try the attacks under other sandboxes
+// from a shell. "grandchild-sleep" as the first argument is the grandchild
+// attack's own re-execution.
 package main
 
 import (
@@ -75,6 +108,13 @@ func (h *hostile) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) 
 		err = h.get(ctx, arg, say)
 	case "sse":
 		err = h.sse(ctx, arg, say)
+	case "attack":
+		fields := strings.Fields(arg)
+		if len(fields) == 0 {
+			err = say("usage: attack NAME ARGS...")
+		} else {
+			err = say(runAttack(ctx, fields[0], fields[1:]))
+		}
 	case "forever":
 		for i := 0; ; i++ {
 			if err := say(fmt.Sprintf("tick %d ", i)); err != nil {
@@ -139,4 +179,21 @@ func (h *hostile) sse(ctx context.Context, arg string, say func(string) error) e
 	return sc.Err()
 }
 
-func main() { sdk.ServeProvider(&hostile{}) }
+func main() {
+	// Neither mode is a plugin, so stdout is free to use.
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "probe":
+			if len(os.Args) < 3 {
+				fmt.Println("usage: probe NAME ARGS...")
+				return
+			}
+			fmt.Println(runAttack(context.Background(), os.Args[2], os.Args[3:]))
+			return
+		case grandchildArg:
+			grandchildMain(os.Args[2:])
+			return
+		}
+	}
+	sdk.ServeProvider(&hostile{})
+}
