@@ -39,7 +39,9 @@ test: vet
 	CGO_ENABLED=1 $(GO) test -count=1 -race -timeout 10m ./sdk/... ./host/...
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/supervisor/ ./host/broker/
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/broker/
+	$(GO) test -run '^$$' -bench 'Generate|Egress' -benchmem -benchtime 2000x ./host/supervisor/
+	$(GO) test -run '^$$' -bench PluginStart -benchtime 50x ./host/supervisor/
 	$(GO) test -run '^$$' -bench IdleRSS -benchtime 1x ./host/cli/
 	$(GO) test -run '^$$' -bench . -benchmem ./host/chain/ ./host/wal/ ./host/api/
 	$(GO) test -run '^$$' -bench . -benchmem ./plugins/...

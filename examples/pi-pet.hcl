@@ -60,7 +60,11 @@ display "face" {
   full_refresh_interval = "1h"
   busy_timeout          = "10s"
 
-  # If the plugin logs "permission denied" on /dev/spidev0.0 or /dev/gpiomem,
-  # run it outside the host's network-namespace sandbox:
-  # sandbox = "none"
+  # The plugin runs in its sandbox like every other: it sees only what is
+  # granted here. The SPI port, the GPIO chip and the device tree periph
+  # reads to recognise the board (README "Security model").
+  grant {
+    devices   = ["/dev/spidev0.0", "/dev/gpiochip0", "/dev/gpiomem"]
+    read_only = ["/sys/firmware/devicetree/base", "/sys/class/gpio", "/sys/bus/spi"]
+  }
 }

@@ -26,6 +26,7 @@ type Axon struct {
 	PluginDir  string // where axon-<kind>-<name> binaries live
 	Sandbox    Sandbox
 	TokenFile  string    // bearer token required for non-loopback listeners
+	PluginIDs  IDRange   // host ids a root host gives sandboxed plugins
 	DefRange   hcl.Range // zero when the file has no axon block
 }
 
@@ -33,11 +34,13 @@ type Axon struct {
 type Sandbox string
 
 const (
-	// SandboxNetNS runs the plugin in a fresh network namespace (Linux only):
-	// it can reach nothing but its go-plugin socket.
-	SandboxNetNS Sandbox = "netns"
-	// SandboxNone runs the plugin without a namespace, for plugins that need
-	// devices a user namespace hides (e.g. /dev/spidev*).
+	// SandboxFull runs the plugin in its own jail (Linux only): user, PID,
+	// mount, network, IPC and UTS namespaces, a minimal read-only file view
+	// plus the block's grants, no capabilities, seccomp. It can reach
+	// nothing but its go-plugin socket and the host's egress.
+	SandboxFull Sandbox = "full"
+	// SandboxNone runs the plugin as a plain child of the host: the
+	// explicit opt-out.
 	SandboxNone Sandbox = "none"
 )
 
@@ -59,6 +62,7 @@ type PluginBlock struct {
 	Plugin  string // plugin name: binary axon-<Kind>-<Plugin>
 	SHA256  string // pinned binary hash, lower-case hex; "" when not pinned here
 	Sandbox Sandbox
+	Grants  []Grant // host paths and devices shown inside the sandbox
 
 	// Body holds the plugin-owned attributes exactly as written, to be
 	// decoded against the plugin's schema by DecodePluginBody.

@@ -46,11 +46,12 @@ chain "default" {
 			Listen:    DefaultListen,
 			StateDir:  "/home/pi/.local/state/axon",
 			PluginDir: "/opt/axon/bin",
-			Sandbox:   SandboxNetNS,
+			Sandbox:   SandboxFull,
 			TokenFile: "/home/pi/.local/state/axon/token",
+			PluginIDs: DefaultPluginIDs,
 		},
 		Providers: []*Provider{{
-			PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: "local", Plugin: "openai", Sandbox: SandboxNetNS},
+			PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: "local", Plugin: "openai", Sandbox: SandboxFull},
 			Preset:      "ollama",
 			Auth:        &sdk.Auth{Scheme: sdk.AuthNone},
 			Tier:        TierLocal,
@@ -84,6 +85,7 @@ axon {
   plugin_dir  = "/usr/lib/axon"
   sandbox     = "none"
   token_file  = "/etc/axon/token"
+  plugin_ids  = "2000000-2000099"
 }
 
 provider "glm" {
@@ -95,7 +97,7 @@ provider "glm" {
   good_at        = ["chat", "code"]
   context_window = 128000
   sha256         = "9C8F5E8E7D2C2F0E3B1B7A4F0F5D6C1B2A3948576655443322110099887766AA"
-  sandbox        = "netns"
+  sandbox        = "full"
   max_tokens     = 4096
 
   auth {
@@ -146,6 +148,12 @@ tool "search" {
 display "epd" {
   sandbox = "none"
   rotate  = true
+
+  grant {
+    devices    = ["/dev/spidev0.0", "/dev/gpiochip0"]
+    read_only  = ["/sys/firmware/devicetree/base"]
+    read_write = ["faces"]
+  }
 }
 
 vault {
@@ -161,11 +169,12 @@ vault {
 			PluginDir:  "/usr/lib/axon",
 			Sandbox:    SandboxNone,
 			TokenFile:  "/etc/axon/token",
+			PluginIDs:  IDRange{First: 2000000, Count: 100},
 		},
 		Providers: []*Provider{
 			{
 				PluginBlock: PluginBlock{
-					Kind: sdk.KindProvider, Name: "glm", Plugin: "anthropic", Sandbox: SandboxNetNS,
+					Kind: sdk.KindProvider, Name: "glm", Plugin: "anthropic", Sandbox: SandboxFull,
 					SHA256: "9c8f5e8e7d2c2f0e3b1b7a4f0f5d6c1b2a3948576655443322110099887766aa",
 				},
 				Credential:    Credential{Source: CredentialFile, Name: "/home/pi/.config/axon/zai.key"},
@@ -203,8 +212,9 @@ vault {
 			},
 			Egress: Egress{Allow: []string{"api.search.example"}, ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: DefaultResponseTimeout, MaxResponseBytes: DefaultMaxResponseBytes},
 		}},
-		Displays: []*Display{{PluginBlock: PluginBlock{Kind: sdk.KindDisplay, Name: "epd", Plugin: "epd", Sandbox: SandboxNone}}},
-		Vault:    &Vault{Dir: "/etc/axon/vault"},
+		Displays: []*Display{{PluginBlock: PluginBlock{Kind: sdk.KindDisplay, Name: "epd", Plugin: "epd", Sandbox: SandboxNone,
+			Grants: []Grant{{Path: "/sys/firmware/devicetree/base", Mode: "ro"}, {Path: "/etc/axon/faces", Mode: "rw"}, {Path: "/dev/spidev0.0", Mode: "dev"}, {Path: "/dev/gpiochip0", Mode: "dev"}}}}},
+		Vault: &Vault{Dir: "/etc/axon/vault"},
 	}
 	if diff := cmp.Diff(want, cfg, ignoreSource); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
@@ -235,7 +245,7 @@ func TestSandboxDefaultsByOS(t *testing.T) {
 		goos string
 		want Sandbox
 	}{
-		{"linux", SandboxNetNS},
+		{"linux", SandboxFull},
 		{"darwin", SandboxNone},
 		{"windows", SandboxNone},
 	}
@@ -254,7 +264,8 @@ func TestSandboxDefaultsByOS(t *testing.T) {
 	opts := testOptions(nil)
 	opts.GOOS = "darwin"
 	_, diags := NewLoader(opts).Parse("axon.hcl", []byte("axon {\n  sandbox = \"netns\"\n}\n"))
-	if diff := cmp.Diff([]string{"error: Sandbox not available @axon.hcl:2:13", "error: No chain @axon.hcl:1:1"}, summaries(diags)); diff != "" {
+	want := []string{`warning: sandbox = "netns" is now "full" @axon.hcl:2:13`, "error: Sandbox not available @axon.hcl:2:13", "error: No chain @axon.hcl:1:1"}
+	if diff := cmp.Diff(want, summaries(diags)); diff != "" {
 		t.Errorf("netns on darwin (-want +got):\n%s", diff)
 	}
 }
@@ -265,7 +276,7 @@ func TestDefaultsWithoutHome(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(summaries(diags))
 	}
-	want := Axon{Listen: DefaultListen, StateDir: "/var/lib/axon", PluginDir: "/var/lib/axon/plugins", Sandbox: SandboxNetNS, TokenFile: "/var/lib/axon/token"}
+	want := Axon{Listen: DefaultListen, StateDir: "/var/lib/axon", PluginDir: "/var/lib/axon/plugins", Sandbox: SandboxFull, TokenFile: "/var/lib/axon/token", PluginIDs: DefaultPluginIDs}
 	if diff := cmp.Diff(want, cfg.Axon, ignoreSource); diff != "" {
 		t.Errorf("axon (-want +got):\n%s", diff)
 	}

@@ -51,9 +51,9 @@ func (l *Loader) decodeFile(f *hcl.File, src Source) (*Config, hcl.Diagnostics) 
 }
 
 func (r *reader) axon(raw *rawAxon, opts Options) Axon {
-	a := Axon{Listen: DefaultListen, Sandbox: SandboxNone}
+	a := Axon{Listen: DefaultListen, Sandbox: SandboxNone, PluginIDs: DefaultPluginIDs}
 	if r.goos == "linux" {
-		a.Sandbox = SandboxNetNS
+		a.Sandbox = SandboxFull
 	}
 	if opts.HomeDir != "" {
 		a.StateDir = filepath.Join(opts.HomeDir, ".local", "state", "axon")
@@ -81,6 +81,9 @@ func (r *reader) axon(raw *rawAxon, opts Options) Axon {
 		if p, ok := r.path(raw.TokenFile, "token_file"); ok {
 			a.TokenFile = p
 		}
+		if ids, ok := r.pluginIDs(raw.PluginIDs); ok {
+			a.PluginIDs = ids
+		}
 	}
 	if a.PluginDir == "" {
 		a.PluginDir = filepath.Join(a.StateDir, "plugins")
@@ -103,18 +106,6 @@ func (r *reader) listenAddr(s string, rng hcl.Range) bool {
 	return true
 }
 
-func (r *reader) sandbox(e hcl.Expression) (Sandbox, bool) {
-	s, ok := r.oneOf(e, "sandbox", string(SandboxNetNS), string(SandboxNone))
-	if !ok {
-		return "", false
-	}
-	if Sandbox(s) == SandboxNetNS && r.goos != "linux" {
-		r.errorf(e.Range(), "Sandbox not available", "The netns sandbox needs Linux network namespaces; on %s use sandbox = \"none\".", r.goos)
-		return "", false
-	}
-	return Sandbox(s), true
-}
-
 var (
 	pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 	hexSHA256  = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
@@ -122,7 +113,7 @@ var (
 
 // pluginBlock fills what every plugin-backed block shares. pluginExpr may
 // be absent; fallback is then the plugin name ("" means none).
-func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hcl.Expression, fallback string, axon Axon) {
+func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hcl.Expression, grant *rawGrant, fallback string, axon Axon) {
 	b.ctx = r.ctx
 	b.Sandbox = axon.Sandbox
 	b.Plugin = fallback
@@ -150,6 +141,7 @@ func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hc
 	if s, ok := r.sandbox(sandboxExpr); ok {
 		b.Sandbox = s
 	}
+	b.Grants = r.grants(grant)
 }
 
 func (r *reader) label(name string, rng hcl.Range, kind string) {
@@ -231,7 +223,7 @@ func (r *reader) providerRef(e hcl.Expression) (string, bool) {
 func (r *reader) tool(raw *rawTool, axon Axon) *Tool {
 	t := &Tool{PluginBlock: PluginBlock{Kind: sdk.KindTool, Name: raw.Name, Body: raw.Remain, DefRange: raw.DefRange}}
 	r.label(raw.Name, raw.NameRange, "tool")
-	r.pluginBlock(&t.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Name, axon)
+	r.pluginBlock(&t.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, raw.Name, axon)
 	t.Egress = r.egress(raw.Egress, nil)
 	r.checkPluginBody(&t.PluginBlock, toolNames)
 	return t
@@ -240,7 +232,7 @@ func (r *reader) tool(raw *rawTool, axon Axon) *Tool {
 func (r *reader) display(raw *rawDisplay, axon Axon) *Display {
 	d := &Display{PluginBlock: PluginBlock{Kind: sdk.KindDisplay, Name: raw.Name, Body: raw.Remain, DefRange: raw.DefRange}}
 	r.label(raw.Name, raw.NameRange, "display")
-	r.pluginBlock(&d.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Name, axon)
+	r.pluginBlock(&d.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, raw.Name, axon)
 	r.checkPluginBody(&d.PluginBlock, displayNames)
 	return d
 }

@@ -126,6 +126,9 @@ func (r *reader) checkPluginBody(b *PluginBlock, own hostNames) {
 		allowed := "takes no blocks"
 		if len(own.blocks) > 0 {
 			allowed = "takes only the blocks " + quoteList(own.blocks)
+			if len(own.blocks) == 1 {
+				allowed = "takes only the block " + quoteList(own.blocks)
+			}
 		}
 		r.errorf(blk.TypeRange, "Unsupported block type", "Blocks of type %q are not expected in a %s block.%s A %s block %s; plugin settings are arguments (name = value).",
 			blk.Type, b.Kind, hint, b.Kind, allowed)

@@ -24,7 +24,7 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 	if p.preset != nil {
 		fallback = p.preset.Plugin
 	}
-	r.pluginBlock(&p.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, fallback, axon)
+	r.pluginBlock(&p.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, fallback, axon)
 	if !present(raw.Preset) && !present(raw.Plugin) {
 		hint := ""
 		if _, ok := LookupPreset(raw.Name); ok {

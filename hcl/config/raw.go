@@ -26,6 +26,7 @@ type rawAxon struct {
 	PluginDir  hcl.Expression `hcl:"plugin_dir,optional"`
 	Sandbox    hcl.Expression `hcl:"sandbox,optional"`
 	TokenFile  hcl.Expression `hcl:"token_file,optional"`
+	PluginIDs  hcl.Expression `hcl:"plugin_ids,optional"`
 	DefRange   hcl.Range      `hcl:",def_range"`
 }
 
@@ -43,6 +44,7 @@ type rawProvider struct {
 	Pricing       *rawPricing    `hcl:"pricing,block"`
 	Egress        *rawEgress     `hcl:"egress,block"`
 	Timeouts      *rawTimeouts   `hcl:"timeouts,block"`
+	Grant         *rawGrant      `hcl:"grant,block"`
 	Remain        hcl.Body       `hcl:",remain"`
 	DefRange      hcl.Range      `hcl:",def_range"`
 	NameRange     hcl.Range      `hcl:"name,label_range"`
@@ -94,6 +96,7 @@ type rawTool struct {
 	SHA256    hcl.Expression `hcl:"sha256,optional"`
 	Sandbox   hcl.Expression `hcl:"sandbox,optional"`
 	Egress    *rawEgress     `hcl:"egress,block"`
+	Grant     *rawGrant      `hcl:"grant,block"`
 	Remain    hcl.Body       `hcl:",remain"`
 	DefRange  hcl.Range      `hcl:",def_range"`
 	NameRange hcl.Range      `hcl:"name,label_range"`
@@ -104,6 +107,7 @@ type rawDisplay struct {
 	Plugin    hcl.Expression `hcl:"plugin,optional"`
 	SHA256    hcl.Expression `hcl:"sha256,optional"`
 	Sandbox   hcl.Expression `hcl:"sandbox,optional"`
+	Grant     *rawGrant      `hcl:"grant,block"`
 	Remain    hcl.Body       `hcl:",remain"`
 	DefRange  hcl.Range      `hcl:",def_range"`
 	NameRange hcl.Range      `hcl:"name,label_range"`

@@ -38,6 +38,9 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 	if opts.Metrics != nil {
 		opts.Supervisor.EgressOptions = append(opts.Supervisor.EgressOptions, egress.WithStats(opts.Metrics.egress))
 	}
+	if opts.Supervisor.PluginIDs == (supervisor.IDRange{}) {
+		opts.Supervisor.PluginIDs = supervisor.IDRange(cfg.Axon.PluginIDs)
+	}
 	b := &Broker{cfg: cfg, logger: logger, sup: supervisor.New(logger, opts.Supervisor), chains: map[string]*chain.Chain{}}
 	if err := b.addPlugins(lock); err != nil {
 		b.sup.Close()

@@ -86,6 +86,9 @@ display "face" {
   plugin   = "png"
   dir      = "` + dir + `"
   keep_all = true
+  grant {
+    read_write = ["` + dir + `"]
+  }
 }
 `
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/axonhq/axon/hcl/pluginschema"
 	"github.com/axonhq/axon/host/credential"
 	"github.com/axonhq/axon/host/egress"
+	"github.com/axonhq/axon/host/sandbox"
 	"github.com/axonhq/axon/host/supervisor"
 	"github.com/axonhq/axon/sdk"
 )
@@ -29,6 +30,7 @@ func pluginSpec(cfg *config.Config, lock *config.Lock, b *config.PluginBlock) (s
 		Kind:    b.Kind,
 		Path:    cfg.PluginPath(b),
 		Sandbox: supervisor.Sandbox(b.Sandbox),
+		Grants:  grants(b.Grants),
 		Values: func(info sdk.Info) (json.RawMessage, error) {
 			if err := pluginschema.Validate(info.Config); err != nil {
 				return nil, fmt.Errorf("plugin %s declares a bad schema: %w", b.Binary(), err)
@@ -96,4 +98,15 @@ func credentialRef(c config.Credential) string {
 		return ""
 	}
 	return strings.TrimSpace(c.String())
+}
+
+// grants turns a block's grant {} into the sandbox's grants. A read-write
+// directory is handed to the plugin's own uid on a root host.
+func grants(gs []config.Grant) []sandbox.Grant {
+	var out []sandbox.Grant
+	for _, g := range gs {
+		mode := sandbox.GrantMode(g.Mode)
+		out = append(out, sandbox.Grant{Path: g.Path, Mode: mode, Owner: mode == sandbox.ReadWrite})
+	}
+	return out
 }

@@ -51,6 +51,7 @@ func (g *globals) check(ctx context.Context) error {
 			continue
 		}
 		fmt.Fprintf(g.stdout, "ok  %-8s %-16s %s %s\n", pb.Kind, pb.Name, pb.Binary(), info.Version)
+		fmt.Fprintf(g.stdout, "    sandbox: %s\n", in.Layers())
 	}
 	if failed > 0 {
 		fmt.Fprintf(g.stderr, "%d of %d plugin blocks failed\n", failed, len(cfg.PluginBlocks()))

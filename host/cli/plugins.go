@@ -63,7 +63,7 @@ func (g *globals) listPlugins(ctx context.Context) error {
 			return err
 		}
 		version, name := "?", n
-		info, err := supervisor.Probe(ctx, logger, supervisor.Spec{Name: n, Kind: sdk.Kind(kind), Path: path, Sandbox: supervisor.Sandbox(cfg.Axon.Sandbox)})
+		info, err := supervisor.Probe(ctx, logger, supervisor.Spec{Name: n, Kind: sdk.Kind(kind), Path: path, Sandbox: supervisor.Sandbox(cfg.Axon.Sandbox)}, supervisor.IDRange(cfg.Axon.PluginIDs))
 		if err != nil {
 			version = "error: " + err.Error()
 		} else {

@@ -55,6 +55,10 @@ func (g *globals) serve(ctx context.Context, grace time.Duration) error {
 		return err
 	}
 	defer b.Close()
+	for _, name := range b.Supervisor().Names() {
+		in, _ := b.Supervisor().Instance(name)
+		logger.Info("plugin sandbox", "plugin", name, "sandbox", in.Layers().String())
+	}
 
 	sessions, err := startSessions(ctx, cfg, b, logger)
 	if err != nil {

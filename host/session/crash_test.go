@@ -56,8 +56,11 @@ chain "default" {
 tool "notes" {
   plugin = "notes"
   dir    = %q
+  grant {
+    read_write = [%q]
+  }
 }
-`, w.state, binDir, up.URL, w.notes)
+`, w.state, binDir, up.URL, w.notes, w.notes)
 	if err := os.WriteFile(w.config, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,4 +69,51 @@ func BenchmarkEgressRoundTrip(b *testing.B) {
 		d = append(d, time.Since(t0))
 	}
 	reportLatency(b, d)
+}
+
+// BenchmarkPluginStart: one start of the echo plugin (process, handshake,
+// Info, Configure) and its idle RSS once started, with the full sandbox and
+// with sandbox = "none". Each iteration stops the process again.
+func BenchmarkPluginStart(b *testing.B) {
+	for _, sb := range []Sandbox{SandboxFull, SandboxNone} {
+		b.Run(string(sb), func(b *testing.B) {
+			s := New(nullLogger(), Options{})
+			defer s.Close()
+			s.Add(Spec{Name: "echo", Kind: spec.KindProvider, Path: bin("echo"), Sandbox: sb})
+			in, _ := s.Instance("echo")
+			ctx := context.Background()
+			d := make([]time.Duration, 0, b.N)
+			var rss int64
+			b.ResetTimer()
+			for range b.N {
+				t0 := time.Now()
+				if err := in.Start(ctx); err != nil {
+					b.Fatal(err)
+				}
+				d = append(d, time.Since(t0))
+				b.StopTimer()
+				rss += vmRSS(b, in.Pid())
+				in.Stop()
+				b.StartTimer()
+			}
+			reportLatency(b, d)
+			b.ReportMetric(float64(rss)/float64(b.N)/1024, "idle-RSS-MiB")
+		})
+	}
+}
+
+// vmRSS reads a process's resident set in KiB.
+func vmRSS(b *testing.B, pid int) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
 }

@@ -3,7 +3,6 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -12,18 +11,21 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/axonhq/axon/host/egress"
+	"github.com/axonhq/axon/host/sandbox"
 	"github.com/axonhq/axon/sdk/pluginrpc"
 	"github.com/axonhq/axon/sdk/spec"
 )
 
 // ErrChecksum is returned when a binary does not match its sha256 pin.
-var ErrChecksum = errors.New("plugin binary does not match its sha256 pin")
+var ErrChecksum = sandbox.ErrChecksum
 
 // Instance is one configured plugin and, while it runs, its process.
 type Instance struct {
 	spec   Spec
 	logger hclog.Logger
 	opts   *Options
+	ids    sandbox.IDs    // host ids of its jail (zero: the host's own)
+	layers sandbox.Layers // what its jail enforces, for logs and `axon check`
 
 	mu       sync.Mutex
 	proc     *process  // nil when not running
@@ -40,6 +42,7 @@ type process struct {
 	service any // *pluginrpc.ProviderClient, ToolClient or DisplayClient
 	egress  *egress.Service
 	started time.Time
+	launch  *launch
 }
 
 func newInstance(sp Spec, logger hclog.Logger, opts *Options) *Instance {
@@ -113,21 +116,19 @@ func (in *Instance) backoff() time.Duration {
 // start launches, fingerprints and configures one process.
 func (in *Instance) start(ctx context.Context) (*process, error) {
 	sp := in.spec
-	if sp.SHA256 != nil {
-		if err := checkSum(sp.Path, sp.SHA256); err != nil {
-			return nil, fmt.Errorf("plugin %s: %w", sp.Name, err)
-		}
-	}
-	client := plugin.NewClient(in.clientConfig())
-	rpc, err := client.Client()
+	l, err := newLaunch(sp, in.ids, in.logger, in.opts)
 	if err != nil {
-		client.Kill()
-		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
-			err = ErrChecksum
-		}
-		return nil, fmt.Errorf("plugin %s: start %s: %w", sp.Name, sp.Path, sandboxError(sp.Sandbox, sp.Name, err))
+		return nil, fmt.Errorf("plugin %s: %w", sp.Name, err)
 	}
-	p := &process{client: client, rpc: rpc, started: time.Now()}
+	client := plugin.NewClient(l.cfg)
+	rpc, err := client.Client()
+	l.started()
+	if err != nil {
+		err = l.explain(sp.Name, err)
+		client.Kill()
+		return nil, fmt.Errorf("plugin %s: start %s: %w", sp.Name, sp.Path, err)
+	}
+	p := &process{client: client, rpc: rpc, started: time.Now(), launch: l}
 	if err := in.configure(ctx, p); err != nil {
 		client.Kill()
 		if p.egress != nil {
@@ -135,7 +136,7 @@ func (in *Instance) start(ctx context.Context) (*process, error) {
 		}
 		return nil, fmt.Errorf("plugin %s: %w", sp.Name, err)
 	}
-	in.logger.Info("plugin started", "path", sp.Path, "pid", p.pid(), "version", p.info.Version, "sandbox", string(sp.Sandbox))
+	in.logger.Info("plugin started", "path", sp.Path, "pid", p.pid(), "version", p.info.Version, "sandbox", in.layers.String())
 	return p, nil
 }
 
@@ -175,6 +176,11 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 	}
 	return nil
 }
+
+// Layers is what this instance's jail enforces.
+func (in *Instance) Layers() sandbox.Layers { return in.layers }
+
+func (p *process) pid() int { return p.launch.pid(p.client) }
 
 // Pid returns the process id of the running process, or 0.
 func (in *Instance) Pid() int {

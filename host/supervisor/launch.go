@@ -2,41 +2,129 @@ package supervisor
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
 
+	"github.com/axonhq/axon/host/sandbox"
 	"github.com/axonhq/axon/sdk/pluginrpc"
 	"github.com/axonhq/axon/sdk/spec"
 )
 
-func (in *Instance) clientConfig() *plugin.ClientConfig {
-	cmd := exec.Command(in.spec.Path)
-	cmd.Env = append(pluginEnv(), in.opts.Env...)
-	cmd.SysProcAttr = sysProcAttr(in.spec.Sandbox)
-	cfg := &plugin.ClientConfig{
-		HandshakeConfig:  pluginrpc.Handshake,
-		VersionedPlugins: pluginrpc.ClientPlugins(),
-		Cmd:              cmd,
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		AutoMTLS:         true,
-		SkipHostEnv:      true,
-		Logger:           in.logger,
-		StartTimeout:     in.opts.StartTimeout,
-		GRPCDialOptions:  pluginrpc.DialOptions(),
-	}
-	if in.spec.SHA256 != nil {
-		cfg.SecureConfig = &plugin.SecureConfig{Checksum: in.spec.SHA256, Hash: sha256.New()}
-	}
-	return cfg
+// launch is one attempt to start a plugin process: the go-plugin client
+// configuration and, once started, what the host knows of the process.
+type launch struct {
+	cfg *plugin.ClientConfig
+
+	mu   sync.Mutex
+	jail *jailRunner // sandboxed: set when go-plugin asks for the runner
+	bin  *os.File    // unsandboxed: the checked binary, executed by descriptor
 }
 
-// pluginEnv is the whole environment a plugin gets: no secret, no PATH.
-func pluginEnv() []string {
+// newLaunch builds the client configuration for one process of sp. Every
+// mode executes the binary through a descriptor opened (and, with a pin,
+// checked) here, never its path a second time.
+func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*launch, error) {
+	l := &launch{cfg: &plugin.ClientConfig{
+		HandshakeConfig:     pluginrpc.Handshake,
+		VersionedPlugins:    pluginrpc.ClientPlugins(),
+		AllowedProtocols:    []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:            true,
+		SkipHostEnv:         true,
+		Logger:              logger,
+		StartTimeout:        opts.StartTimeout,
+		GRPCDialOptions:     pluginrpc.DialOptions(),
+		GRPCBrokerMultiplex: true, // the egress is served over the plugin's own connection: it dials no host socket
+	}}
+	if sp.Sandbox == SandboxNone {
+		bin, err := sandbox.OpenBinary(sp.Path, sp.SHA256)
+		if err != nil {
+			return nil, err
+		}
+		l.bin = bin
+		cmd := exec.Command("/proc/self/fd/3")
+		cmd.Args[0] = filepath.Base(sp.Path)
+		cmd.ExtraFiles = []*os.File{bin}
+		cmd.Env = append(hostPluginEnv(), opts.Env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+		l.cfg.Cmd = cmd
+		return l, nil
+	}
+	l.cfg.UnixSocketConfig = &plugin.UnixSocketConfig{TempDir: opts.socketRoot}
+	l.cfg.RunnerFunc = func(_ hclog.Logger, cmd *exec.Cmd, socketDir string) (runner.Runner, error) {
+		j := sandbox.Jail{
+			Name: sp.Name, Binary: sp.Path, SHA256: sp.SHA256,
+			Env:       append(append(jailPluginEnv(), opts.Env...), cmd.Env...),
+			SocketDir: socketDir, Grants: sp.Grants, IDs: ids,
+		}
+		proc, err := j.Command()
+		if err != nil {
+			return nil, err
+		}
+		r, err := newJailRunner(proc, sp.Path)
+		if err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+		l.jail = r
+		l.mu.Unlock()
+		return r, nil
+	}
+	return l, nil
+}
+
+// started drops the host's copy of the binary once the child has its own.
+func (l *launch) started() {
+	if l.bin != nil {
+		l.bin.Close()
+		l.bin = nil
+	}
+}
+
+// explain turns a failed start into the sandbox's own account of it: the
+// layer the init could not set up, or the namespaces the kernel refused.
+func (l *launch) explain(name string, err error) error {
+	l.mu.Lock()
+	j := l.jail
+	l.mu.Unlock()
+	if j == nil {
+		return err
+	}
+	j.Kill(context.Background())
+	if ferr := j.proc.Failure(); ferr != nil {
+		return fmt.Errorf("plugin %s: %w", name, ferr)
+	}
+	return sandbox.StartError(name, err)
+}
+
+func (l *launch) pid(client *plugin.Client) int {
+	l.mu.Lock()
+	j := l.jail
+	l.mu.Unlock()
+	if j != nil {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		return j.pid
+	}
+	if rc := client.ReattachConfig(); rc != nil {
+		return rc.Pid
+	}
+	return 0
+}
+
+// jailPluginEnv is the whole environment a jailed plugin gets besides
+// go-plugin's own: no secret, no PATH; HOME and TMPDIR are its private /tmp.
+func jailPluginEnv() []string { return []string{"HOME=/tmp", "TMPDIR=/tmp"} }
+
+// hostPluginEnv is the environment of an unsandboxed plugin.
+func hostPluginEnv() []string {
 	env := []string{"TMPDIR=" + os.TempDir()}
 	if home, err := os.UserHomeDir(); err == nil {
 		env = append(env, "HOME="+home)
@@ -44,49 +132,45 @@ func pluginEnv() []string {
 	return env
 }
 
-func checkSum(path string, want []byte) error {
-	sc := &plugin.SecureConfig{Checksum: want, Hash: sha256.New()}
-	ok, err := sc.Check(path)
-	if err != nil {
-		return fmt.Errorf("checksum %s: %w", path, err)
-	}
-	if !ok {
-		return ErrChecksum
-	}
-	return nil
-}
-
-func (p *process) pid() int {
-	if rc := p.client.ReattachConfig(); rc != nil {
-		return rc.Pid
-	}
-	return 0
-}
-
 // Probe launches sp's binary with the same hardening as a real instance,
 // asks for its Info, and kills it: nothing is configured and no egress is
-// granted. `axon plugins` lists binaries with it.
-func Probe(ctx context.Context, logger hclog.Logger, sp Spec) (spec.Info, error) {
+// granted. On a root host it runs as the last id of ids. `axon plugins`
+// lists binaries with it.
+func Probe(ctx context.Context, logger hclog.Logger, sp Spec, ids IDRange) (spec.Info, error) {
 	if sp.Sandbox == "" {
-		sp.Sandbox = SandboxNetNS
+		sp.Sandbox = SandboxFull
 	}
-	opts := Options{}
+	if err := sandboxSupported(sp.Sandbox); err != nil {
+		return spec.Info{}, err
+	}
+	opts := Options{PluginIDs: ids}
 	opts.defaults()
-	in := newInstance(sp, logger, &opts)
-	if sp.SHA256 != nil {
-		if err := checkSum(sp.Path, sp.SHA256); err != nil {
-			return spec.Info{}, err
-		}
+	root, err := newSocketRoot()
+	if err != nil {
+		return spec.Info{}, err
 	}
-	client := plugin.NewClient(in.clientConfig())
+	defer os.RemoveAll(root)
+	opts.socketRoot = root
+	l, err := newLaunch(sp, opts.PluginIDs.probe(), logger, &opts)
+	if err != nil {
+		return spec.Info{}, fmt.Errorf("plugin %s: %w", sp.Name, err)
+	}
+	client := plugin.NewClient(l.cfg)
 	defer client.Kill()
 	rpc, err := client.Client()
+	l.started()
 	if err != nil {
-		return spec.Info{}, fmt.Errorf("start %s: %w", sp.Path, sandboxError(sp.Sandbox, sp.Name, err))
+		return spec.Info{}, fmt.Errorf("start %s: %w", sp.Path, l.explain(sp.Name, err))
 	}
 	raw, err := rpc.Dispense(pluginrpc.NameBase)
 	if err != nil {
 		return spec.Info{}, err
 	}
 	return raw.(*pluginrpc.BaseClient).Info(ctx)
+}
+
+// newSocketRoot makes the host-private (0700) directory that go-plugin
+// creates each plugin's socket directory in.
+func newSocketRoot() (string, error) {
+	return os.MkdirTemp("", "axon-plugins-")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/host/egress"
+	"github.com/axonhq/axon/host/sandbox"
 	"github.com/axonhq/axon/sdk/spec"
 )
 
@@ -21,7 +23,10 @@ type Spec struct {
 	Kind    spec.Kind // what the binary must serve
 	Path    string    // plugin binary
 	SHA256  []byte    // optional pin; a mismatching binary is refused
-	Sandbox Sandbox   // "" means SandboxNetNS
+	Sandbox Sandbox   // "" means SandboxFull
+
+	// Grants are the host paths and device nodes the jail shows the plugin.
+	Grants []sandbox.Grant
 
 	// Values returns the plugin-owned configuration, decoded against the
 	// schema the plugin declares in Info. Nil means an empty object.
@@ -40,6 +45,9 @@ type Options struct {
 	BackoffMax     time.Duration // default 30s
 	Env            []string      // extra KEY=VALUE for every plugin (never secrets)
 	EgressOptions  []egress.Option
+	PluginIDs      IDRange // host ids for jailed plugins when the host is root; default DefaultIDRange
+
+	socketRoot string // host-private directory of the plugins' socket directories
 }
 
 func (o *Options) defaults() {
@@ -55,6 +63,9 @@ func (o *Options) defaults() {
 	if o.BackoffMax <= 0 {
 		o.BackoffMax = 30 * time.Second
 	}
+	if o.PluginIDs == (IDRange{}) {
+		o.PluginIDs = DefaultIDRange
+	}
 }
 
 // Supervisor owns the plugin instances.
@@ -65,6 +76,7 @@ type Supervisor struct {
 	mu        sync.Mutex
 	instances map[string]*Instance
 	closed    bool
+	rootErr   error // the socket directory could not be made: every Add fails
 
 	stopHealth context.CancelFunc
 	healthDone chan struct{}
@@ -75,6 +87,11 @@ func New(logger hclog.Logger, opts Options) *Supervisor {
 	opts.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Supervisor{logger: logger, opts: opts, instances: map[string]*Instance{}, stopHealth: cancel, healthDone: make(chan struct{})}
+	if root, err := newSocketRoot(); err == nil {
+		s.opts.socketRoot = root
+	} else {
+		s.rootErr = fmt.Errorf("supervisor: plugin socket directory: %w", err)
+	}
 	go s.healthLoop(ctx)
 	return s
 }
@@ -85,20 +102,36 @@ func (s *Supervisor) Add(sp Spec) error {
 		return fmt.Errorf("supervisor: instance needs a name and a path")
 	}
 	if sp.Sandbox == "" {
-		sp.Sandbox = SandboxNetNS
+		sp.Sandbox = SandboxFull
 	}
 	if err := sandboxSupported(sp.Sandbox); err != nil {
 		return fmt.Errorf("plugin %s: %w", sp.Name, err)
+	}
+	for _, g := range sp.Grants {
+		if err := g.Check(); err != nil {
+			return fmt.Errorf("plugin %s: %w", sp.Name, err)
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return fmt.Errorf("supervisor: closed")
 	}
+	if s.rootErr != nil {
+		return s.rootErr
+	}
 	if _, dup := s.instances[sp.Name]; dup {
 		return fmt.Errorf("supervisor: instance %q added twice", sp.Name)
 	}
-	s.instances[sp.Name] = newInstance(sp, s.logger, &s.opts)
+	n := len(s.instances)
+	ids, err := s.opts.PluginIDs.instance(n)
+	if err != nil && sp.Sandbox != SandboxNone {
+		return fmt.Errorf("plugin %s: %w", sp.Name, err)
+	}
+	in := newInstance(sp, s.logger, &s.opts)
+	in.ids = ids
+	in.layers = s.opts.PluginIDs.Layers(sp.Sandbox, n)
+	s.instances[sp.Name] = in
 	return nil
 }
 
@@ -150,6 +183,9 @@ func (s *Supervisor) Close() {
 		}()
 	}
 	wg.Wait()
+	if s.opts.socketRoot != "" {
+		os.RemoveAll(s.opts.socketRoot)
+	}
 }
 
 func (s *Supervisor) healthLoop(ctx context.Context) {

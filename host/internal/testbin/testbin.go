@@ -22,7 +22,10 @@ func BuildInto(dir string, targets ...Target) error {
 		if t.Tags != "" {
 			args = append(args, "-tags", t.Tags)
 		}
-		if out, err := exec.Command("go", append(args, t.Pkg)...).CombinedOutput(); err != nil {
+		cmd := exec.Command("go", append(args, t.Pkg)...)
+		// Static, as `make build` ships them, even when the tests run with cgo (-race).
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("build %s: %w\n%s", t.Pkg, err, out)
 		}
 	}

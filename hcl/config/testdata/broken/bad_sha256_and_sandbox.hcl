@@ -5,7 +5,7 @@ axon {
 provider "local" {
   preset  = "ollama"
   sha256  = "abc123"
-  sandbox = "nnetns"
+  sandbox = "ful"
 }
 
 display "epd" {

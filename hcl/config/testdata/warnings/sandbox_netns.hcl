@@ -1,0 +1,8 @@
+provider "local" {
+  preset  = "ollama"
+  sandbox = "netns"
+}
+
+chain "default" {
+  providers = [provider.local]
+}

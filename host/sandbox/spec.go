@@ -1,0 +1,36 @@
+package sandbox
+
+// The host re-executes its own binary with this argv[0]; the init recognises
+// itself by it (see init_linux.go).
+const initArg0 = "axon-sandbox-init"
+
+// specEnv carries the init's instructions (initSpec as JSON). The init
+// removes it before the plugin runs.
+const specEnv = "AXON_SANDBOX_INIT"
+
+// initSpec is what the host tells the init: which inherited descriptors are
+// what, and where each mount goes.
+type initSpec struct {
+	Name       string
+	Argv       []string
+	Binary     string // base name, for errors
+	BinaryPath string // host path: bound read-only at /plugin/<Binary>
+	BinaryFD   int
+	StatusFD   int
+	Mounts     []mountSpec
+	RootDir    string // empty host directory the jail's root tmpfs is mounted on
+
+	// SwitchIDs: a root host maps host root to the namespace's uid 0 for the
+	// setup only (to open the granted paths); the plugin then runs as
+	// namespace uid and gid 1, the instance's own host ids, with Groups
+	// (namespace gids of granted device nodes) as its supplementary groups.
+	SwitchIDs bool
+	Groups    []int
+}
+
+// mountSpec is one bind mount of a host path at the same path inside.
+type mountSpec struct {
+	Path string
+	Mode GrantMode
+	Dir  bool
+}
