@@ -32,6 +32,8 @@ type identity struct {
 	CwdError       string            `json:"cwd_error,omitempty"`
 	Root           []string          `json:"root"`
 	RootError      string            `json:"root_error,omitempty"`
+	FDs            map[string]string `json:"fds,omitempty"` // every open descriptor and what it is (readlink)
+	FDsError       string            `json:"fds_error,omitempty"`
 }
 
 // statusKeys are the /proc/self/status lines that show the privilege layers.
@@ -80,6 +82,18 @@ func whoami(context.Context, []string) string {
 	} else {
 		for _, e := range entries {
 			id.Root = append(id.Root, e.Name())
+		}
+	}
+	if entries, err := os.ReadDir("/proc/self/fd"); err != nil {
+		id.FDsError = err.Error()
+	} else {
+		id.FDs = map[string]string{}
+		for _, e := range entries {
+			link, err := os.Readlink("/proc/self/fd/" + e.Name())
+			if err != nil {
+				link = "error: " + err.Error()
+			}
+			id.FDs[e.Name()] = link
 		}
 	}
 	b, err := json.Marshal(id)
