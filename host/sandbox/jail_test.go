@@ -116,7 +116,7 @@ func TestGrants(t *testing.T) {
 		want string
 	}{
 		{[]string{"write", filepath.Join(rw, "note")}, "ESCAPED: created"}, // granted: the plugin may write here
-		{[]string{"open", filepath.Join(ro, "f")}, "ESCAPED: read"},         // granted: and read here
+		{[]string{"open", filepath.Join(ro, "f")}, "ESCAPED: read"},        // granted: and read here
 		{[]string{"write", filepath.Join(ro, "new")}, "blocked: "},
 		{[]string{"write", filepath.Join(ro, "f")}, "blocked: "},
 		{[]string{"open", filepath.Join(hidden, "f")}, "blocked: "},
