@@ -57,6 +57,16 @@ if ! id -u "$user" >/dev/null 2>&1; then
 fi
 usermod -a -G spi,gpio "$user"
 
+# The plugin sandbox is built by axon itself (no package to install), from
+# user namespaces an unprivileged user may create. Say so now if this kernel
+# forbids them, rather than at the first plugin start.
+if command -v unshare >/dev/null && ! setpriv --reuid="$user" --regid="$user" --clear-groups \
+	unshare --user --map-root-user --pid --fork --mount --net true 2>/dev/null; then
+	echo "install.sh: warning: user $user cannot create user namespaces here; plugins will not start." >&2
+	echo "  Allow them (sysctl user.max_user_namespaces=15000, and kernel.unprivileged_userns_clone=1 on Debian kernels)," >&2
+	echo "  or set sandbox = \"none\" in /etc/axon/axon.hcl." >&2
+fi
+
 # Config: readable by the service, writable by root only. Never overwritten.
 install -d -m 0750 -o root -g "$user" "$etc_dir"
 if [ ! -e "$etc_dir/axon.hcl" ]; then

@@ -120,6 +120,12 @@ func TestCheck(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ok  provider mock") {
 		t.Fatalf("good config: exit %d\n%s\n%s", code, out, errOut)
 	}
+	if !strings.Contains(out, "    sandbox: user,pid,mount,net,ipc,uts,cgroup,nocaps,nnp,seccomp") {
+		t.Errorf("check does not print the plugin's sandbox layers:\n%s", out)
+	}
+	if os.Geteuid() != 0 && !strings.Contains(out, "is the host's own") {
+		t.Errorf("an unprivileged check does not say its plugins keep its uid:\n%s", out)
+	}
 	bad := writeConfig(t, `
 provider "mock" {
   plugin   = "openai"
