@@ -38,7 +38,7 @@ func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*l
 		AllowedProtocols:    []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:            true,
 		SkipHostEnv:         true,
-		Logger:              logger,
+		Logger:              muxLogger{logger},
 		StartTimeout:        opts.StartTimeout,
 		GRPCDialOptions:     pluginrpc.DialOptions(),
 		GRPCBrokerMultiplex: true, // the egress is served over the plugin's own connection: it dials no host socket
