@@ -1,0 +1,154 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+const secret = "sk-test-Zq9+/Kx7Lm3Vb5Nc1Wd8Ye2Rf4"
+
+func TestEveryFormIsMasked(t *testing.T) {
+	t.Parallel()
+	r := New(secret)
+	tests := map[string]string{
+		"raw":             "key=" + secret,
+		"query":           "/v1?key=" + url.QueryEscape(secret) + "&x=1",
+		"path":            "/keys/" + url.PathEscape(secret),
+		"json":            `{"code":"` + strings.ReplaceAll(secret, "/", `\/`) + `"}`,
+		"basic":           "Basic " + base64.StdEncoding.EncodeToString([]byte("user:"+secret)),
+		"basic offset 1":  "Basic " + base64.StdEncoding.EncodeToString([]byte("us:"+secret+"!")),
+		"basic offset 2":  "Basic " + base64.StdEncoding.EncodeToString([]byte("u:"+secret+"!!")),
+		"base64url":       base64.URLEncoding.EncodeToString([]byte("x" + secret)),
+		"raw base64":      base64.RawStdEncoding.EncodeToString([]byte(secret)),
+		"twice in a line": secret + " and " + secret,
+	}
+	for name, in := range tests {
+		got := r.String(in)
+		if strings.Contains(got, secret) || !strings.Contains(got, Mask) {
+			t.Errorf("%s: %q -> %q", name, in, got)
+		}
+		for _, enc := range []string{url.QueryEscape(secret), base64.StdEncoding.EncodeToString([]byte(secret))[4:20]} {
+			if strings.Contains(got, enc) {
+				t.Errorf("%s: an encoded form survives in %q", name, got)
+			}
+		}
+	}
+	if got := New("").String("nothing " + secret); got != "nothing "+secret {
+		t.Errorf("an empty secret masked %q", got)
+	}
+	if got := r.String("an ordinary answer"); got != "an ordinary answer" {
+		t.Errorf("ordinary text changed: %q", got)
+	}
+}
+
+func TestHeaderValuesAreMasked(t *testing.T) {
+	t.Parallel()
+	h := http.Header{"Location": {"https://evil.example/?k=" + url.QueryEscape(secret)}, "X-Echo": {"Bearer " + secret}}
+	New(secret).Header(h)
+	for k, vs := range h {
+		for _, v := range vs {
+			if strings.Contains(v, secret) || strings.Contains(v, url.QueryEscape(secret)) {
+				t.Errorf("%s: %q", k, v)
+			}
+		}
+	}
+}
+
+// chunked yields its chunks one Read at a time.
+type chunked struct{ chunks [][]byte }
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.chunks[0])
+	if c.chunks[0] = c.chunks[0][n:]; len(c.chunks[0]) == 0 {
+		c.chunks = c.chunks[1:]
+	}
+	return n, nil
+}
+func (c *chunked) Close() error { return nil }
+
+// TestStreamAtEveryBoundary splits a body holding the secret at every
+// position, and byte by byte: the output is always the masked whole.
+func TestStreamAtEveryBoundary(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{secret, "k3y"} { // a key shorter than the mask too
+		streamAtEveryBoundary(t, s)
+	}
+}
+
+func streamAtEveryBoundary(t *testing.T, secret string) {
+	r := New(secret)
+	body := []byte("data: {\"echo\":\"Bearer " + secret + "\"}\n\ndata: k3 " + secret + secret + " [DONE]\n\n")
+	want := r.String(string(body))
+	read := func(chunks [][]byte) string {
+		b, err := io.ReadAll(r.Reader(&chunked{chunks: chunks}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for i := 1; i < len(body); i++ {
+		if got := read([][]byte{append([]byte{}, body[:i]...), append([]byte{}, body[i:]...)}); got != want {
+			t.Fatalf("split at %d: %q", i, got)
+		}
+	}
+	var bytewise [][]byte
+	for _, c := range body {
+		bytewise = append(bytewise, []byte{c})
+	}
+	if got := read(bytewise); got != want {
+		t.Fatalf("byte by byte: %q", got)
+	}
+}
+
+// TestStreamHoldsNothingItNeedNot: an event that cannot begin the secret
+// is returned before the next one is written (a held-back byte would hang
+// this test until its guard).
+func TestStreamHoldsNothingItNeedNot(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	rd := New(secret).Reader(pr)
+	got := make(chan string)
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			n, err := rd.Read(buf)
+			if n > 0 {
+				got <- string(buf[:n])
+			}
+			if err != nil {
+				close(got)
+				return
+			}
+		}
+	}()
+	for _, ev := range []string{"data: one\n\n", "data: two\n\n"} {
+		go pw.Write([]byte(ev))
+		select {
+		case g := <-got:
+			if g != ev {
+				t.Fatalf("got %q, want %q", g, ev)
+			}
+		case <-time.After(10 * time.Second): // hang guard
+			t.Fatalf("%q was held back", ev)
+		}
+	}
+	pw.Close()
+}
+
+func BenchmarkReader(b *testing.B) {
+	r := New(secret)
+	body := bytes.Repeat([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"some text\"}}]}\n\n"), 1<<12)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		io.Copy(io.Discard, r.Reader(io.NopCloser(bytes.NewReader(body))))
+	}
+}
