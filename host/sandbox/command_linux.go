@@ -23,7 +23,7 @@ func Supported() error { return nil }
 func Plan(ids IDs) Layers {
 	l := Layers{In: []string{LayerUser, LayerPID, LayerMount, LayerNet, LayerIPC, LayerUTS, LayerCgroup, LayerCaps, LayerNNP, LayerSeccomp}}
 	if !ids.Set {
-		l.Notes = append(l.Notes, fmt.Sprintf("uid %d is the host's own: axon is not root, and a pure-Go host cannot use newuidmap; the other layers hide every host file, process and socket", os.Geteuid()))
+		l.Notes = append(l.Notes, fmt.Sprintf("uid %d is the host's own: axon is not root and maps no subordinate ids (newuidmap is not used); the other layers hide every host file, process and socket", os.Geteuid()))
 	}
 	return l
 }
