@@ -64,7 +64,7 @@ func streamError(b *wireErrorBody) *sdk.Error {
 func classify(status int, inBand bool, b *wireErrorBody) *sdk.Error {
 	var typ, msg, code string
 	if b != nil {
-		typ, msg = safeType(b.Type), b.Message
+		typ, msg = sdk.ErrorLabel(b.Type), b.Message // an upstream controls the type, and it goes into the message
 		if b.Details != nil {
 			code = b.Details.ErrorCode
 		}
@@ -127,21 +127,6 @@ const maxRetryAfter = sdk.MaxRetryAfter
 // retryAfter reads the retry hint: retry-after-ms (milliseconds) first, then
 // retry-after (seconds, or an HTTP date). No hint, or a hint in the past, is 0.
 func retryAfter(h http.Header, now time.Time) time.Duration { return sdk.RetryAfter(h, now) }
-
-// safeType keeps an error type fit for a message: an upstream controls it,
-// so only a short identifier passes.
-func safeType(s string) string {
-	const max = 48
-	if len(s) > max {
-		return ""
-	}
-	for _, r := range s {
-		if !(r == '_' || r == '-' || r == '.' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
-			return ""
-		}
-	}
-	return s
-}
 
 // readFailure classifies an error from reading the response body.
 func readFailure(ctx context.Context, err error) error {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/sdktest"
 )
 
 func TestHTTPErrorClass(t *testing.T) {
@@ -142,6 +145,51 @@ func TestRetryAfter(t *testing.T) {
 			t.Parallel()
 			if diff := cmp.Diff(tc.want, retryAfter(tc.header, fixedNow)); diff != "" {
 				t.Errorf("retryAfter (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestKeyShapedTypeStaysOut: an upstream that puts a key-shaped string in
+// its error type (hostile, or echoing the request) does not get it into the
+// error the caller sees, which reaches the 502, the trail and the WAL.
+func TestKeyShapedTypeStaysOut(t *testing.T) {
+	t.Parallel()
+	const key = "sk-ant-api03-Xy7Kp2Qm9Lw4Rt6Vb1Nc"
+	tests := map[string]struct {
+		status      int
+		contentType string
+		body, want  string
+	}{
+		"http error": {401, "application/json",
+			`{"type":"error","error":{"type":"` + key + `","message":"invalid x-api-key"}}`,
+			"anthropic error (HTTP 401)"},
+		"in-stream error": {200, "text/event-stream",
+			"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n" +
+				"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"" + key + "\",\"message\":\"x\"}}\n\n",
+			"anthropic error (in-band, HTTP 200)"},
+		"random token as type": {429, "application/json",
+			`{"type":"error","error":{"type":"Q2w3E4r5T6y7U8i9O0pAsDfGhJkLzXcV","message":"x"}}`,
+			"anthropic error (HTTP 429)"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			egress := sdktest.NewFakeEgress(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body))
+			}))
+			err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &sdktest.Recorder{})
+			var e *sdk.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v, want an *sdk.Error", err)
+			}
+			if e.Message != tc.want {
+				t.Errorf("message %q, want %q", e.Message, tc.want)
+			}
+			if strings.Contains(err.Error(), "sk-ant") || strings.Contains(err.Error(), "Q2w3E4r5") {
+				t.Errorf("error %q carries the upstream's key-shaped type", err)
 			}
 		})
 	}

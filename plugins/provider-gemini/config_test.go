@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,5 +133,53 @@ func TestClassifyDetails(t *testing.T) {
 	// An error chunk without a code is the server failing mid-reply.
 	if e := streamError(&wireErrorBody{Message: "boom"}); e.Class != sdk.ClassTransient {
 		t.Errorf("in-band error without a code: %s, want transient", e.Class)
+	}
+}
+
+// TestKeyShapedStatusStaysOut: an upstream that puts a key-shaped string in
+// its error status or a reason (hostile, or echoing the request's key) does
+// not get it into the error the caller sees, which reaches the 502, the
+// trail and the WAL.
+func TestKeyShapedStatusStaysOut(t *testing.T) {
+	t.Parallel()
+	const key = "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
+	tests := []struct {
+		name, contentType string
+		status            int
+		body, want        string
+	}{
+		{"http error", "application/json", 400,
+			`{"error":{"code":400,"message":"API key not valid","status":"` + key + `"}}`,
+			"gemini: HTTP 400"},
+		{"http error in an array", "application/json", 429,
+			`[{"error":{"code":429,"status":"805757c5974a71270fa9f9133a54d065"}}]`,
+			"gemini: HTTP 429"},
+		{"in-stream error", "text/event-stream", 200,
+			"data: {\"error\":{\"code\":503,\"status\":\"" + key + "\"}}\r\n\r\n",
+			"gemini: error inside the response (code 503)"},
+		{"block reason", "text/event-stream", 200,
+			"data: {\"promptFeedback\":{\"blockReason\":\"" + key + "\"}}\r\n\r\n",
+			"gemini: prompt blocked (unknown)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			egress := sdktest.NewFakeEgress(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body))
+			}))
+			err := configured(t, egress, testConfig).Generate(context.Background(), replayRequest(), &sdktest.Recorder{})
+			var e *sdk.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v, want an *sdk.Error", err)
+			}
+			if e.Message != tc.want {
+				t.Errorf("message %q, want %q", e.Message, tc.want)
+			}
+			if strings.Contains(err.Error(), "AIza") || strings.Contains(err.Error(), "805757c5") {
+				t.Errorf("error %q carries the upstream's key-shaped status", err)
+			}
+		})
 	}
 }

@@ -178,25 +178,16 @@ func retryAfter(h http.Header, we *wireErrorBody, now time.Time) time.Duration {
 	return sdk.RetryAfter(h, now)
 }
 
-// label names the error by its RPC status, when that is a short
-// identifier; the free-text message never leaves the plugin.
+// label names the error by its RPC status, when sdk.ErrorLabel keeps it;
+// the free-text message never leaves the plugin.
 func label(we *wireErrorBody) string {
-	if we == nil || !safeIdent(we.Status) {
+	if we == nil {
 		return ""
 	}
-	return " " + we.Status
-}
-
-func safeIdent(s string) bool {
-	if s == "" || len(s) > 48 {
-		return false
+	if l := sdk.ErrorLabel(we.Status); l != "" {
+		return " " + l
 	}
-	for _, r := range s {
-		if !(r == '_' || r == '-' || r == '.' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
-			return false
-		}
-	}
-	return true
+	return ""
 }
 
 // transportFailure classifies a failure below HTTP: the caller's

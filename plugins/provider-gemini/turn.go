@@ -178,12 +178,27 @@ func finishReason(r enumValue, calls bool) sdk.FinishReason {
 	return sdk.FinishStop
 }
 
-// reasonLabel keeps an upstream enum fit for a message.
+// reasonLabel keeps an upstream enum fit for a message: one sdk.ErrorLabel
+// keeps, or "unknown".
 func reasonLabel(r enumValue) string {
-	if safeIdent(string(r)) {
-		return string(r)
+	if l := sdk.ErrorLabel(string(r)); l != "" {
+		return l
 	}
 	return "unknown"
+}
+
+// safeIdent reports whether a response id is a short identifier, fit to
+// seed the ids of the tool calls it carries.
+func safeIdent(s string) bool {
+	if s == "" || len(s) > 48 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r == '.' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // take keeps the latest reported value of each field. Values are copied:

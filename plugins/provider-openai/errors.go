@@ -344,27 +344,15 @@ func parseSeconds(v string) (time.Duration, bool) {
 	return time.Duration(f * float64(time.Second)), true
 }
 
-// label names the error in a message by its code, type or status, when
-// that is a short identifier; a free-text field never leaves the plugin.
+// label names the error in a message by its code, status or type, the
+// first that sdk.ErrorLabel keeps; a free-text field never leaves the plugin.
 func label(we wireError) string {
 	for _, s := range []string{we.code, we.rpcStatus, we.typ} {
-		if safeIdent(s) {
-			return " " + s
+		if l := sdk.ErrorLabel(s); l != "" {
+			return " " + l
 		}
 	}
 	return ""
-}
-
-func safeIdent(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
-			return false
-		}
-	}
-	return true
 }
 
 // transportError classifies a failure to get a response at all. ctxErr is

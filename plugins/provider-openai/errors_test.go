@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,5 +137,55 @@ func TestErrorLabelIsSafe(t *testing.T) {
 		if e.Message != c.want {
 			t.Errorf("body %s: message %q, want %q", c.body, e.Message, c.want)
 		}
+	}
+}
+
+// TestKeyShapedCodeStaysOut: an upstream that puts a key-shaped string in
+// its error code (hostile, or echoing the request) does not get it into the
+// error the caller sees, which reaches the 502, the trail and the WAL; the
+// next field that reads as a code names the error instead.
+func TestKeyShapedCodeStaysOut(t *testing.T) {
+	t.Parallel()
+	const key = "sk-proj-AbC123xYz789QwErTy456UiOp0aSdF"
+	cases := []struct {
+		name, contentType string
+		status            int
+		body, want        string
+	}{
+		{"http error code", "application/json", 401,
+			`{"error":{"type":"invalid_request_error","code":"` + key + `","message":"bad key"}}`,
+			"openai: HTTP 401 invalid_request_error"},
+		{"http error, gemini-style status", "application/json", 400,
+			`[{"error":{"code":400,"status":"AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"}}]`,
+			"openai: HTTP 400"},
+		{"in-stream error code", "text/event-stream", 200,
+			"event: error\ndata: {\"error\":{\"code\":\"" + key + "\",\"status_code\":429}}\n\n",
+			"openai: error inside the response (status 429)"},
+		{"random token as code", "application/json", 429,
+			`{"error":{"code":"805757c5974a71270fa9f9133a54d065"}}`,
+			"openai: HTTP 429"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p, _ := configure(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", c.contentType)
+				w.WriteHeader(c.status)
+				w.Write([]byte(c.body))
+			}), `{"model":"m"}`)
+			_, err := generate(t, p, userRequest("hi"))
+			var se *sdk.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v, want an *sdk.Error", err)
+			}
+			if se.Message != c.want {
+				t.Errorf("message %q, want %q", se.Message, c.want)
+			}
+			for _, leak := range []string{key, "AIza", "805757c5"} {
+				if strings.Contains(err.Error(), leak) {
+					t.Errorf("error %q carries the upstream's key-shaped code", err)
+				}
+			}
+		})
 	}
 }

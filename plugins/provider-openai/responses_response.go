@@ -198,11 +198,11 @@ func hasError(raw json.RawMessage) bool {
 	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
 }
 
-// safeStatus is a status fit for a message: a short identifier, or
+// safeStatus is a status fit for a message: one sdk.ErrorLabel keeps, or
 // "unknown".
 func safeStatus(s string) string {
-	if safeIdent(s) {
-		return s
+	if l := sdk.ErrorLabel(s); l != "" {
+		return l
 	}
 	return "unknown"
 }
