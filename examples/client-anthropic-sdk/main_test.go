@@ -39,6 +39,10 @@ func anthropicProvider(name string, u *upstream) string {
   base_url   = %q
   model      = "claude-test"
   credential = env(%q)
+  auth {
+    scheme = "header"
+    name   = "x-api-key"
+  }
 }
 `, name, u.URL, upstreamKeyEnv)
 }

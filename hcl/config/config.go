@@ -81,7 +81,8 @@ type Provider struct {
 	PluginBlock
 	Preset        string     // preset name, "" when none
 	Credential    Credential // zero when the provider needs none
-	Auth          *sdk.Auth  // nil: the plugin's declared default placement
+	Auth          *sdk.Auth  // nil: the plugin's declared placement, if that is bearer
+	AuthOrigins   []string   // besides base_url, the origins the credential is sent to (auth { origins })
 	Tier          Tier
 	GoodAt        []string
 	ContextWindow int // tokens; 0 when unknown

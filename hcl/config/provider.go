@@ -36,6 +36,9 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 	r.credential(p, raw)
 	if raw.Auth != nil {
 		p.Auth = r.auth(raw.Auth)
+		if o, ok := r.strs(raw.Auth.Origins, "origins"); ok {
+			p.AuthOrigins = o
+		}
 	} else if p.preset != nil {
 		a := p.preset.Auth
 		p.Auth = &a

@@ -53,6 +53,7 @@ type rawProvider struct {
 type rawAuth struct {
 	Scheme   hcl.Expression `hcl:"scheme"`
 	Name     hcl.Expression `hcl:"name,optional"`
+	Origins  hcl.Expression `hcl:"origins,optional"`
 	DefRange hcl.Range      `hcl:",def_range"`
 }
 

@@ -68,13 +68,23 @@ func providerGrant(p *config.Provider) (*egress.Grant, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The credential goes only to the provider's own origin and the ones
+	// auth { origins } names, never to the rest of egress { allow }.
+	injectTo := append([]string{}, p.AuthOrigins...)
+	if u := p.BaseURL(); u != "" {
+		injectTo = append(injectTo, u)
+	}
+	inject, err := egress.NewAllowList(injectTo...)
+	if err != nil {
+		return nil, err
+	}
 	g := &egress.Grant{
-		Allow: allow, Credential: ref,
+		Allow: allow, Inject: inject, Credential: ref,
 		ConnectTimeout: p.Egress.ConnectTimeout, ResponseTimeout: p.Egress.ResponseTimeout,
 		MaxResponseBytes: p.Egress.MaxResponseBytes,
 	}
 	if p.Auth != nil {
-		g.Auth = *p.Auth
+		g.Auth, g.AuthSet = *p.Auth, true
 	}
 	return g, nil
 }

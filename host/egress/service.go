@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/host/credential"
+	"github.com/axonhq/axon/host/redact"
 	"github.com/axonhq/axon/sdk/spec"
 )
 
@@ -23,7 +25,12 @@ type Grant struct {
 	Plugin     string         // instance name, for logs
 	Allow      AllowList      // origins the plugin may reach
 	Auth       spec.Auth      // where the credential goes
+	AuthSet    bool           // Auth was decided by the block or its preset, not the plugin
 	Credential credential.Ref // zero: inject nothing
+	// Inject lists the origins the credential is put on: the block's
+	// base_url (and auth { origins }), never the rest of Allow. Empty:
+	// nowhere.
+	Inject AllowList
 
 	ConnectTimeout   time.Duration // TCP + TLS; default 10s
 	ResponseTimeout  time.Duration // until response headers; default 60s
@@ -103,6 +110,16 @@ func New(g Grant, logger hclog.Logger, opts ...Option) *Service {
 	return s
 }
 
+// Redactor masks this grant's credential, as it resolves now (empty when
+// it cannot be resolved: then no one has it to leak).
+func (s *Service) Redactor() *redact.Redactor {
+	secret, err := s.grant.Credential.Resolve(s.env)
+	if err != nil {
+		return redact.New("")
+	}
+	return redact.New(secret.Value())
+}
+
 // Close releases idle connections.
 func (s *Service) Close() { s.client.CloseIdleConnections() }
 
@@ -125,12 +142,18 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 		s.logger.Warn("credential unavailable", "host", u.Host, "error", err)
 		return nil, &spec.Error{Class: spec.ClassAuthRequired, Code: "credential_missing", Message: err.Error()}
 	}
-	q := u.Query()
-	for _, k := range strippedQuery {
-		q.Del(k)
+	inject := secret
+	if !s.grant.Inject.Allows(u) {
+		inject = credential.Secret{} // an allowed origin that is not the provider's own gets no key
 	}
-	if s.grant.Auth.Scheme == spec.AuthQuery && !secret.IsZero() {
-		q.Set(s.grant.Auth.Name, secret.Value())
+	q := u.Query()
+	for k := range q {
+		if s.credentialParam(k) {
+			q.Del(k)
+		}
+	}
+	if s.grant.Auth.Scheme == spec.AuthQuery && !inject.IsZero() {
+		q.Set(s.grant.Auth.Name, inject.Value())
 	}
 	u.RawQuery = q.Encode()
 
@@ -152,12 +175,12 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 	if s.grant.Auth.Name != "" && s.grant.Auth.Scheme == spec.AuthHeader {
 		hr.Header.Del(s.grant.Auth.Name)
 	}
-	if !secret.IsZero() {
+	if !inject.IsZero() {
 		switch s.grant.Auth.Scheme {
 		case spec.AuthBearer:
-			hr.Header.Set("Authorization", "Bearer "+secret.Value())
+			hr.Header.Set("Authorization", "Bearer "+inject.Value())
 		case spec.AuthHeader:
-			hr.Header.Set(s.grant.Auth.Name, secret.Value())
+			hr.Header.Set(s.grant.Auth.Name, inject.Value())
 		}
 	}
 	hr.Header.Del("Content-Length")
@@ -182,7 +205,23 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 		rc: resp.Body, limit: s.grant.MaxResponseBytes, secret: secret,
 		done: func(n int64, err error) { s.finish(req.Method, u.Host, resp.StatusCode, n, start, err) },
 	}
-	return &spec.EgressResponse{StatusCode: resp.StatusCode, Header: resp.Header, Body: b}, nil
+	// An upstream that echoes the request (an error quoting the key, a
+	// reflecting endpoint, a Location with the query) must not hand the
+	// injected key to the plugin.
+	red := redact.New(secret.Value())
+	red.Header(resp.Header)
+	return &spec.EgressResponse{StatusCode: resp.StatusCode, Header: resp.Header, Body: red.Reader(b)}, nil
+}
+
+// credentialParam reports whether a query parameter is one a plugin may not
+// set: a usual credential name or the block's own, in any letter case.
+func (s *Service) credentialParam(k string) bool {
+	for _, c := range strippedQuery {
+		if strings.EqualFold(k, c) {
+			return true
+		}
+	}
+	return s.grant.Auth.Scheme == spec.AuthQuery && strings.EqualFold(k, s.grant.Auth.Name)
 }
 
 func (s *Service) deny(method, host, why string) error {

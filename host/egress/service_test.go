@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -65,7 +67,11 @@ func newService(t *testing.T, logs io.Writer, auth spec.Auth, allow ...string) *
 	if logs == nil {
 		logs = io.Discard
 	}
-	s := New(Grant{Plugin: "p", Allow: al, Auth: auth, Credential: credential.MustParse("env:KEY")},
+	inject, err := NewAllowList(allow[0]) // the provider's own origin: the first entry
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Grant{Plugin: "p", Allow: al, Inject: inject, Auth: auth, Credential: credential.MustParse("env:KEY")},
 		hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Trace}), WithEnv(env))
 	t.Cleanup(s.Close)
 	return s
@@ -119,7 +125,7 @@ func TestCredentialInjectionReplacesPluginCredentials(t *testing.T) {
 			srv := httptest.NewServer(up.handler(ok))
 			defer srv.Close()
 			s := newService(t, nil, c.auth, srv.URL)
-			if _, err := get(t, s, srv.URL+"/v1/x?key=evil&keep=1", smuggled.Clone()); err != nil {
+			if _, err := get(t, s, srv.URL+"/v1/x?key=evil&KEY=evil&Api_Key=evil&keep=1", smuggled.Clone()); err != nil {
 				t.Fatal(err)
 			}
 			r := up.last(t)
@@ -298,5 +304,65 @@ func TestStreamsEventByEvent(t *testing.T) {
 	}
 	if len(got) != 5 {
 		t.Fatalf("got %d events (%q), want 5 delivered one by one", len(got), got)
+	}
+}
+
+// reflect answers with everything it received: every header and the query
+// in the body, the query again in a Location header.
+func reflect(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Location", "https://elsewhere.example/?"+r.URL.RawQuery)
+	w.Header().Set("X-Echo-Auth", r.Header.Get("Authorization")+r.Header.Get("X-Api-Key"))
+	w.WriteHeader(http.StatusFound)
+	fmt.Fprintf(w, "query %s\n", r.URL.RawQuery)
+	r.Header.Write(w)
+	fmt.Fprintf(w, `{"error":{"code":%q,"message":"bad key %s"}}`, r.Header.Get("Authorization"), url.QueryEscape(secret))
+}
+
+// TestEchoedCredentialNeverReachesThePlugin: an upstream that reflects the
+// request hands back nothing of the injected key, in any placement.
+func TestEchoedCredentialNeverReachesThePlugin(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(reflect))
+	defer srv.Close()
+	for _, auth := range []spec.Auth{{Scheme: spec.AuthBearer}, {Scheme: spec.AuthHeader, Name: "x-api-key"}, {Scheme: spec.AuthQuery, Name: "key"}} {
+		s := newService(t, nil, auth, srv.URL)
+		resp, err := get(t, s, srv.URL+"/echo", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		var hdr strings.Builder
+		resp.Header.Write(&hdr)
+		seen := string(body) + hdr.String()
+		if strings.Contains(seen, secret) || strings.Contains(seen, url.QueryEscape(secret)) {
+			t.Errorf("%s: the plugin saw the key:\n%s", auth.Scheme, seen)
+		}
+		if !strings.Contains(seen, "[redacted]") {
+			t.Errorf("%s: nothing was masked, so the upstream echoed nothing: the test proves nothing\n%s", auth.Scheme, seen)
+		}
+	}
+}
+
+// TestCredentialOnlyOnTheProvidersOrigin: an extra allowed origin is
+// reachable, but the key is never sent there.
+func TestCredentialOnlyOnTheProvidersOrigin(t *testing.T) {
+	t.Parallel()
+	var own, extra seen
+	ownSrv := httptest.NewServer(own.handler(ok))
+	defer ownSrv.Close()
+	extraSrv := httptest.NewServer(extra.handler(ok))
+	defer extraSrv.Close()
+	s := newService(t, nil, spec.Auth{Scheme: spec.AuthBearer}, ownSrv.URL, extraSrv.URL)
+	if _, err := get(t, s, extraSrv.URL+"/cdn", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := extra.last(t).Header.Get("Authorization"); got != "" {
+		t.Errorf("the extra origin got Authorization %q", got)
+	}
+	if _, err := get(t, s, ownSrv.URL+"/v1", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := own.last(t).Header.Get("Authorization"); got != "Bearer "+secret {
+		t.Errorf("the provider's own origin got %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/axonhq/axon/host/redact"
 	"github.com/axonhq/axon/sdk/pluginrpc"
 	"github.com/axonhq/axon/sdk/spec"
 )
@@ -25,7 +26,35 @@ func call[T any](ctx context.Context, in *Instance, f func(T) error) error {
 	if errors.Is(err, spec.ErrPluginExited) {
 		in.lost(p, "connection lost during a call")
 	}
-	return err
+	return p.redactErr(err)
+}
+
+// redactor masks the block's credential in what the plugin returns.
+func (p *process) redactor() *redact.Redactor {
+	if p.egress == nil {
+		return nil
+	}
+	return p.egress.Redactor()
+}
+
+// redactErr masks the credential in a plugin's error before it reaches the
+// chain, the trail, the logs, the WAL or a client. The class, status and
+// retry hint survive, so every decision stays the same.
+func (p *process) redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	r := p.redactor()
+	if r.Empty() || r.String(err.Error()) == err.Error() {
+		return err
+	}
+	var se *spec.Error
+	if errors.As(err, &se) {
+		c := *se
+		c.Message, c.Code = r.String(se.Message), r.String(se.Code)
+		return &c
+	}
+	return errors.New(r.String(err.Error()))
 }
 
 // Generate runs a provider call on the current process. If the process
@@ -49,10 +78,26 @@ func (in *Instance) Tools(ctx context.Context) ([]spec.ToolSpec, error) {
 	return ts, err
 }
 
-// Call runs one tool call.
+// Call runs one tool call. The result's text goes to the model and the
+// WAL, so the tool's credential is masked in it.
 func (in *Instance) Call(ctx context.Context, inv spec.Invocation) (spec.ToolResult, error) {
 	var res spec.ToolResult
-	err := call(ctx, in, func(t *pluginrpc.ToolClient) (err error) { res, err = t.Call(ctx, inv); return err })
+	var red *redact.Redactor
+	err := call(ctx, in, func(t *pluginrpc.ToolClient) (err error) {
+		res, err = t.Call(ctx, inv)
+		return err
+	})
+	if p := in.current(); p != nil {
+		red = p.redactor()
+	}
+	if !red.Empty() {
+		for i, part := range res.Content {
+			if tp, ok := part.(spec.Text); ok {
+				tp.Text = red.String(tp.Text)
+				res.Content[i] = tp
+			}
+		}
+	}
 	return res, err
 }
 

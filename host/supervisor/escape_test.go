@@ -218,7 +218,7 @@ func TestEscapeSuite(t *testing.T) {
 	}
 	logs := &logbuf.Buffer{}
 	s := newSupervisor(t, logs, Options{})
-	grant := &egress.Grant{Allow: al, Auth: spec.Auth{Scheme: spec.AuthBearer}, Credential: credential.MustParse("file:" + host.keyFile)}
+	grant := &egress.Grant{Allow: al, Inject: al, Auth: spec.Auth{Scheme: spec.AuthBearer}, AuthSet: true, Credential: credential.MustParse("file:" + host.keyFile)}
 	if err := s.Add(Spec{Name: "evil", Kind: spec.KindProvider, Path: bin("hostile"), Egress: grant}); err != nil {
 		t.Fatal(err)
 	}

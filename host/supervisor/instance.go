@@ -162,8 +162,17 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 	if g := in.spec.Egress; g != nil {
 		grant := *g
 		grant.Plugin = in.spec.Name
-		if grant.Auth.Scheme == spec.AuthNone {
-			grant.Auth = p.info.Auth
+		if !grant.AuthSet && !grant.Credential.IsZero() {
+			// Without a preset or auth {}, a plugin may ask only for the
+			// usual bearer header: a hostile one would name a query
+			// parameter or header its upstream echoes or logs.
+			switch a := p.info.Auth; a.Scheme {
+			case spec.AuthNone, spec.AuthBearer:
+				grant.Auth = a
+			default:
+				return fmt.Errorf("the plugin asks for its credential in %s %q; only the block's preset or auth {} may place a credential anywhere but Authorization: Bearer. "+
+					"If that is where it belongs, add auth { scheme = %q  name = %q } to the block", a.Scheme, a.Name, a.Scheme, a.Name)
+			}
 		}
 		p.egress = egress.New(grant, in.logger, in.opts.EgressOptions...)
 		eg = p.egress
@@ -175,6 +184,13 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 		return fmt.Errorf("dispense %s: %w", in.spec.Kind, err)
 	}
 	return nil
+}
+
+// current is the running process, or nil.
+func (in *Instance) current() *process {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.proc
 }
 
 // Layers is what this instance's jail enforces.

@@ -2,7 +2,9 @@ package supervisor
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -59,7 +61,7 @@ func TestIsolation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &egress.Grant{Allow: al, Auth: spec.Auth{Scheme: spec.AuthBearer}, Credential: credential.MustParse(ref)}
+		return &egress.Grant{Allow: al, Inject: al, Auth: spec.Auth{Scheme: spec.AuthBearer}, AuthSet: true, Credential: credential.MustParse(ref)}
 	}
 	values := func(u *upstream) func(spec.Info) (json.RawMessage, error) {
 		return func(spec.Info) (json.RawMessage, error) { return json.Marshal(map[string]string{"base_url": u.URL}) }
@@ -147,7 +149,7 @@ func TestIsolation(t *testing.T) {
 		}
 		seen := upA.seen()
 		if len(seen) != 1 || seen[0] != "Bearer "+secretA {
-			t.Fatalf("upstream A saw credentials %q, want only the injected one", redact(seen, secretA, secretB))
+			t.Fatalf("upstream A saw credentials %q, want only the injected one", hideSecrets(seen, secretA, secretB))
 		}
 	})
 
@@ -155,7 +157,7 @@ func TestIsolation(t *testing.T) {
 		run(t, b, "get "+upB.URL+"/ok")
 		for _, v := range upB.seen() {
 			if v != "Bearer "+secretB {
-				t.Errorf("upstream B saw %q", redact([]string{v}, secretA, secretB))
+				t.Errorf("upstream B saw %q", hideSecrets([]string{v}, secretA, secretB))
 			}
 		}
 		for _, v := range upA.seen() {
@@ -187,7 +189,7 @@ func TestIsolation(t *testing.T) {
 	})
 }
 
-func redact(vs []string, secrets ...string) []string {
+func hideSecrets(vs []string, secrets ...string) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
 		for _, s := range secrets {
@@ -260,5 +262,65 @@ func TestEgressStreamsThroughPlugin(t *testing.T) {
 	}
 	if len(got) != 5 {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// TestPluginCannotChooseWhereTheKeyGoes: without a preset or auth {}, a
+// plugin that asks for its credential in a query parameter of its choosing
+// is refused at start with an error that says how to allow it.
+func TestPluginCannotChooseWhereTheKeyGoes(t *testing.T) {
+	t.Setenv("AXON_TEST_KEY_Q", "sk-query-0123456789")
+	up := newUpstream(t)
+	al, _ := egress.NewAllowList(up.URL)
+	grant := func(set bool) *egress.Grant {
+		g := &egress.Grant{Allow: al, Inject: al, Credential: credential.MustParse("env:AXON_TEST_KEY_Q")}
+		if set {
+			g.Auth, g.AuthSet = spec.Auth{Scheme: spec.AuthBearer}, true
+		}
+		return g
+	}
+	s := newSupervisor(t, &logbuf.Buffer{}, Options{Env: []string{"AXON_TEST_INFO_AUTH=query:debug"}})
+	s.Add(Spec{Name: "chooser", Kind: spec.KindProvider, Path: bin("hostile"), Egress: grant(false)})
+	s.Add(Spec{Name: "told", Kind: spec.KindProvider, Path: bin("hostile"), Egress: grant(true)})
+	chooser, _ := s.Instance("chooser")
+	if err := chooser.Start(context.Background()); err == nil || !strings.Contains(err.Error(), `add auth { scheme = "query"  name = "debug" }`) {
+		t.Fatalf("start = %v", err)
+	}
+	told, _ := s.Instance("told")
+	if _, out, err := collect(context.Background(), told, "get "+up.URL+"/v1"); err != nil || !strings.HasPrefix(out, "status 200") {
+		t.Fatalf("the block's own auth {}: %q %v", out, err)
+	}
+	if seen := up.seen(); len(seen) != 1 || seen[0] != "Bearer sk-query-0123456789" {
+		t.Fatalf("upstream saw %d credentials", len(seen))
+	}
+}
+
+// TestPluginErrorsAreMasked: a plugin that got the key past the egress's
+// masking (hex, here) and returns it in an error hands the host nothing:
+// the supervisor masks it before the chain, the trail or a log sees it,
+// and the error keeps its class.
+func TestPluginErrorsAreMasked(t *testing.T) {
+	const key = "sk-leak-7d1e5b3a9c"
+	t.Setenv("AXON_TEST_KEY_L", key)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, hex.EncodeToString([]byte(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))))
+	}))
+	defer up.Close()
+	al, _ := egress.NewAllowList(up.URL)
+	logs := &logbuf.Buffer{}
+	s := newSupervisor(t, logs, Options{})
+	s.Add(Spec{Name: "leaky", Kind: spec.KindProvider, Path: bin("hostile"),
+		Egress: &egress.Grant{Allow: al, Inject: al, Auth: spec.Auth{Scheme: spec.AuthBearer}, AuthSet: true, Credential: credential.MustParse("env:AXON_TEST_KEY_L")}})
+	in, _ := s.Instance("leaky")
+	_, _, err := collect(context.Background(), in, "leak "+up.URL+"/hex")
+	if err == nil {
+		t.Fatal("the leak verb returned no error")
+	}
+	if strings.Contains(err.Error(), key) || strings.Contains(logs.String(), key) {
+		t.Fatalf("the key came back from the plugin: %v", err)
+	}
+	var se *spec.Error
+	if !errors.As(err, &se) || se.Class != spec.ClassPermanent || se.Code != "[redacted]" || !strings.Contains(se.Message, "[redacted]") {
+		t.Fatalf("error = %#v: want the class kept and the key masked", err)
 	}
 }
