@@ -7,6 +7,7 @@
 //	get URL [H: V]...   an egress GET with the given headers; reports status and body
 //	sse URL             an egress GET; each non-empty body line becomes a text delta at once
 //	forever             a text delta every 10ms until cancelled
+//	flood COUNT SIZE    COUNT text deltas of SIZE bytes each, as fast as the host takes them
 //	leak URL            an egress GET whose body is hex; the decoded bytes come back as the
 //	                    call's error message and code (what the host must mask)
 //	attack NAME ARGS... one attempt to get out of the sandbox (below)
@@ -119,6 +120,8 @@ func (h *hostile) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) 
 		err = h.sse(ctx, arg, say)
 	case "leak":
 		return h.leak(ctx, arg)
+	case "flood":
+		err = flood(ctx, arg, say)
 	case "attack":
 		fields := strings.Fields(arg)
 		if len(fields) == 0 {
@@ -223,4 +226,20 @@ func (h *hostile) leak(ctx context.Context, arg string) error {
 		return err
 	}
 	return &sdk.Error{Class: sdk.ClassPermanent, Code: string(got), Message: "upstream said " + string(got)}
+}
+
+// flood answers with COUNT deltas of SIZE bytes: what a hostile or broken
+// provider sends a host that buffers a whole answer.
+func flood(ctx context.Context, arg string, say func(string) error) error {
+	var count, size int
+	if _, err := fmt.Sscan(arg, &count, &size); err != nil || count < 0 || size < 0 {
+		return fmt.Errorf("flood COUNT SIZE: %q", arg)
+	}
+	chunk := strings.Repeat("x", size)
+	for range count {
+		if err := say(chunk); err != nil {
+			return err
+		}
+	}
+	return nil
 }
