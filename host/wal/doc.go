@@ -18,8 +18,13 @@
 //     good: every later call returns the same error (it matches ErrDisabled
 //     and the I/O error). A failed fsync is never retried, because after a
 //     failed writeback the kernel may have dropped the dirty pages and a
-//     second fsync can succeed without persisting them ("fsyncgate"). Reopen
-//     the file to recover.
+//     second fsync can succeed without persisting them ("fsyncgate"). The
+//     failed batch is cut off the file at once (an ftruncate to the end of
+//     the last durable batch, not synced): it was never acknowledged, and
+//     bytes a failed fsync left in the page cache must not be read back as
+//     written by an Open in this process. Close, then Open the file again
+//     to recover; a crash before that Open leaves the batch's fate to
+//     recovery, as for any unacknowledged batch.
 //   - Open makes durable everything Replay will return (an fdatasync of the
 //     file and an fsync of its directory) before it returns, so no record seen
 //     by Replay can be taken away by a later crash, even one written by a

@@ -21,6 +21,7 @@ type faultFile struct {
 	partial  int   // bytes written by a failing or short WriteAt
 	short    bool  // WriteAt writes partial bytes and reports no error
 	syncErr  error // when set, Sync fails without syncing
+	truncErr error // when set, Truncate fails without truncating
 }
 
 func (f *faultFile) WriteAt(b []byte, off int64) (int, error) {
@@ -47,6 +48,9 @@ func (f *faultFile) Sync() error {
 
 func (f *faultFile) Truncate(size int64) error {
 	f.ops = append(f.ops, "truncate")
+	if f.truncErr != nil {
+		return f.truncErr
+	}
 	return f.file.Truncate(size)
 }
 
@@ -104,24 +108,27 @@ func TestBatchIsOneWriteAndOneSync(t *testing.T) {
 }
 
 // TestFailedWriteOrSyncIsSticky injects one failure and checks that the WAL
-// never touches the file again: no write, and above all no second fsync.
+// cuts the failed batch off and then never touches the file again: no
+// write, and above all no second fsync.
 func TestFailedWriteOrSyncIsSticky(t *testing.T) {
 	t.Parallel()
 	eio := syscall.EIO
 	tests := []struct {
-		name   string
-		arm    func(*faultFile)
-		cause  error
-		writes int // writes and syncs of the failing Append
-		syncs  int
-		// After reopening: whether the failed batch is there. A failed
-		// Append's outcome is unknown to the caller; these cases pin it.
-		batchSurvives bool
+		name  string
+		arm   func(*faultFile)
+		cause error
+		ops   []string // file operations of the failing Append
+		// last is the last record after reopening: 2 when the failed batch
+		// was cut off, 5 when the cut failed and recovery found it whole.
+		last uint64
 	}{
-		{"write fails midway", func(f *faultFile) { f.writeErr, f.partial = eio, 10 }, eio, 1, 0, false},
-		{"write fails before any byte", func(f *faultFile) { f.writeErr = syscall.ENOSPC }, syscall.ENOSPC, 1, 0, false},
-		{"short write without error", func(f *faultFile) { f.short, f.partial = true, 30 }, nil, 1, 0, false},
-		{"fdatasync fails", func(f *faultFile) { f.syncErr = eio }, eio, 1, 1, true},
+		{"write fails midway", func(f *faultFile) { f.writeErr, f.partial = eio, 10 }, eio, []string{"write", "truncate"}, 2},
+		{"write fails before any byte", func(f *faultFile) { f.writeErr = syscall.ENOSPC }, syscall.ENOSPC, []string{"write", "truncate"}, 2},
+		{"short write without error", func(f *faultFile) { f.short, f.partial = true, 30 }, nil, []string{"write", "truncate"}, 2},
+		// The whole batch is in the file (and maybe only in the page
+		// cache): it must not survive into the next Open.
+		{"fdatasync fails", func(f *faultFile) { f.syncErr = eio }, eio, []string{"write", "sync", "truncate"}, 2},
+		{"fdatasync and the cut fail", func(f *faultFile) { f.syncErr, f.truncErr = eio, syscall.EROFS }, syscall.EROFS, []string{"write", "sync", "truncate"}, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,19 +139,19 @@ func TestFailedWriteOrSyncIsSticky(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.arm(ff)
-			writes, syncs := ff.writes, ff.syncs
+			ff.ops = nil
 
 			_, err := w.Append(batchOf(3, 3)...)
 			if !errors.Is(err, ErrDisabled) || (tt.cause != nil && !errors.Is(err, tt.cause)) {
 				t.Fatalf("failing Append = %v, want ErrDisabled wrapping %v", err, tt.cause)
 			}
-			if got := [2]int{ff.writes - writes, ff.syncs - syncs}; got != [2]int{tt.writes, tt.syncs} {
-				t.Errorf("failing Append made %d writes and %d syncs, want %d and %d", got[0], got[1], tt.writes, tt.syncs)
+			if diff := cmp.Diff(tt.ops, ff.ops); diff != "" {
+				t.Errorf("file operations of the failing Append (-want +got):\n%s", diff)
 			}
 
 			// Even with the fault gone, the WAL stays disabled.
-			ff.writeErr, ff.short, ff.syncErr = nil, false, nil
-			writes, syncs = ff.writes, ff.syncs
+			ff.writeErr, ff.short, ff.syncErr, ff.truncErr = nil, false, nil, nil
+			ff.ops = nil
 			if _, err2 := w.Append(batchOf(3, 1)...); err2 != err {
 				t.Errorf("later Append = %v, want the sticky %v", err2, err)
 			}
@@ -157,20 +164,19 @@ func TestFailedWriteOrSyncIsSticky(t *testing.T) {
 			if err2 := w.Close(); !errors.Is(err2, ErrDisabled) {
 				t.Errorf("Close = %v, want the sticky error", err2)
 			}
-			if ff.writes != writes || ff.syncs != syncs {
-				t.Errorf("disabled WAL made %d more writes and %d more syncs, want none", ff.writes-writes, ff.syncs-syncs)
+			if len(ff.ops) != 0 {
+				t.Errorf("disabled WAL did %v, want nothing", ff.ops)
 			}
 
-			// Close released the lease; recovery decides what the failed
-			// batch left behind.
+			// Close released the lease; the failed batch is gone unless
+			// the cut failed (then recovery decides, as after a crash).
 			w = mustOpen(t, path)
 			defer mustClose(t, w)
-			want := expected(1, 2)
-			if tt.batchSurvives {
-				want = expected(1, 5)
-			}
-			if diff := cmp.Diff(want, replayAll(t, w, 0)); diff != "" {
+			if diff := cmp.Diff(expected(1, tt.last), replayAll(t, w, 0)); diff != "" {
 				t.Errorf("records after reopen (-want +got):\n%s", diff)
+			}
+			if _, err := w.Append(batchOf(tt.last+1, 1)...); err != nil {
+				t.Errorf("Append after reopen: %v", err)
 			}
 		})
 	}

@@ -121,8 +121,8 @@ func (w *WAL) LastSeq() uint64 {
 // Append writes records as one batch in one write followed by one
 // fdatasync and returns the sequence number of the first; the others follow
 // densely. The records are durable when it returns nil. Any write or sync
-// error disables the WAL (see ErrDisabled); ErrTooLarge and ErrEmptyBatch
-// leave it usable.
+// error disables the WAL (see ErrDisabled) and cuts the failed batch off the
+// file; ErrTooLarge and ErrEmptyBatch leave it usable.
 func (w *WAL) Append(records ...[]byte) (uint64, error) {
 	if len(records) == 0 {
 		return 0, ErrEmptyBatch
@@ -157,12 +157,10 @@ func (w *WAL) Append(records ...[]byte) (uint64, error) {
 		if err == nil {
 			err = io.ErrShortWrite
 		}
-		w.err = disabled(w.path, "write", w.end, err)
-		return 0, w.err
+		return 0, w.disable("write", err)
 	}
 	if err := w.f.Sync(); err != nil {
-		w.err = disabled(w.path, "fdatasync", w.end, err)
-		return 0, w.err
+		return 0, w.disable("fdatasync", err)
 	}
 	w.end += int64(len(buf))
 	w.last += uint64(len(records))
@@ -237,6 +235,21 @@ func (w *WAL) Close() error {
 	}
 	w.closed = true
 	return errors.Join(w.err, w.f.Close(), w.lease.release())
+}
+
+// disable makes the failure of op sticky and cuts the file back to the end
+// of the last durable batch, once and without a sync. The failed batch was
+// never acknowledged, so dropping it is one of its allowed outcomes, and the
+// right one: after a failed fdatasync its bytes may sit in the page cache
+// without being on disk, and an Open in this process would read them as
+// written; after a short write they hold space a full disk needs back.
+// w.mu must be held.
+func (w *WAL) disable(op string, err error) error {
+	w.err = disabled(w.path, op, w.end, err)
+	if terr := w.f.Truncate(w.end); terr != nil {
+		w.err = fmt.Errorf("%w; cutting the failed batch off: %w", w.err, terr)
+	}
+	return w.err
 }
 
 // usable reports why the WAL may not be used; w.mu must be held.
