@@ -23,7 +23,7 @@ func Supported() error { return nil }
 func Plan(ids IDs) Layers {
 	l := Layers{In: []string{LayerUser, LayerPID, LayerMount, LayerNet, LayerIPC, LayerUTS, LayerCgroup, LayerCaps, LayerNNP, LayerSeccomp}}
 	if !ids.Set {
-		l.Notes = append(l.Notes, fmt.Sprintf("uid %d is the host's own: axon is not root and maps no subordinate ids (newuidmap is not used); the other layers hide every host file, process and socket", os.Geteuid()))
+		l.Notes = append(l.Notes, fmt.Sprintf("uid %d is the host's own inside the user namespace; the other layers hide every host file, process and socket", os.Geteuid()))
 	}
 	return l
 }
@@ -35,6 +35,8 @@ type Process struct {
 	childFiles []*os.File // the parent's copies of what the child inherits
 	status     *os.File   // read end: the init's failure text, EOF once the plugin runs
 	statusText chan string
+	subIDs     *IDs     // set: map these with newuidmap/newgidmap, then release the init
+	release    *os.File // write end of the init's WaitFD
 }
 
 // Command opens and checks the plugin binary, prepares the grants and
@@ -63,6 +65,7 @@ func (j *Jail) Command() (*Process, error) {
 	p.status = r
 	p.childFiles = append(p.childFiles, w)
 	root := os.Geteuid() == 0 && j.IDs.Set
+	sub := os.Geteuid() != 0 && j.IDs.Set && j.IDs.Sub
 	sp := initSpec{
 		Name:       j.Name,
 		Argv:       append([]string{filepath.Base(j.Binary)}, j.Args...),
@@ -70,7 +73,17 @@ func (j *Jail) Command() (*Process, error) {
 		StatusFD:   4,
 		Binary:     filepath.Base(j.Binary),
 		BinaryPath: j.Binary,
-		SwitchIDs:  root,
+		SwitchIDs:  root || sub,
+	}
+	if sub {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		p.childFiles = append(p.childFiles, r)
+		sp.WaitFD, sp.Sub = 2+len(p.childFiles), true
+		ids := j.IDs
+		p.subIDs, p.release = &ids, w
 	}
 	if j.SocketDir == "" {
 		return nil, fmt.Errorf("sandbox: a jail needs a socket directory")
@@ -82,6 +95,14 @@ func (j *Jail) Command() (*Process, error) {
 	{
 		if root {
 			if err := os.Chown(j.SocketDir, j.IDs.UID, j.IDs.GID); err != nil {
+				return nil, fmt.Errorf("socket directory: %w", err)
+			}
+		}
+		if sub {
+			// A subordinate uid cannot own a directory of ours; this one
+			// sits in the host's 0700 directory, so only we and the plugin
+			// can reach it.
+			if err := os.Chmod(j.SocketDir, 0o777); err != nil {
 				return nil, fmt.Errorf("socket directory: %w", err)
 			}
 		}
@@ -127,6 +148,11 @@ func (j *Jail) sysProcAttr(deviceGroups []int) *syscall.SysProcAttr {
 		Credential: &syscall.Credential{Uid: 0, Gid: 0},
 		Pdeathsig:  syscall.SIGKILL,
 		Setsid:     true,
+	}
+	if os.Geteuid() != 0 && j.IDs.Set && j.IDs.Sub {
+		// No map yet: the helpers write it once the child exists.
+		attr.Credential = nil
+		return attr
 	}
 	if os.Geteuid() == 0 && j.IDs.Set {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}, {ContainerID: 1, HostID: j.IDs.UID, Size: 1}}
@@ -214,7 +240,12 @@ func chownTree(dir string, uid, gid int) error {
 // Start starts the init and drops the parent's copies of the child's files,
 // so the status pipe reports EOF once the plugin runs or the init dies.
 func (p *Process) Start() error {
-	err := startDumpable(p.Cmd)
+	var err error
+	if p.subIDs != nil {
+		err = p.startMapped()
+	} else {
+		err = startDumpable(p.Cmd)
+	}
 	p.closeChildFiles()
 	p.statusText = make(chan string, 1)
 	go func() {
@@ -222,6 +253,22 @@ func (p *Process) Start() error {
 		p.status.Close()
 		p.statusText <- string(b)
 	}()
+	return err
+}
+
+// startMapped starts the init unmapped, maps it into the subordinate ids
+// and releases it. It needs no dumpable window: the child has executed the
+// init (and so is dumpable) by the time the helpers look at it.
+func (p *Process) startMapped() error {
+	defer p.release.Close()
+	if err := p.Cmd.Start(); err != nil {
+		return err
+	}
+	if err := mapSubIDs(p.Cmd.Process.Pid, *p.subIDs); err != nil {
+		p.Cmd.Process.Kill()
+		return &LayerError{text: LayerUser + ": " + err.Error()}
+	}
+	_, err := p.release.Write([]byte("go"))
 	return err
 }
 

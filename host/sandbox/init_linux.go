@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -52,6 +53,22 @@ func runInit() {
 		fmt.Fprintf(status, "%v", err)
 		os.Exit(126)
 	}
+	if sp.WaitFD > 0 {
+		fail(inLayer(LayerUser, awaitMaps(sp)))
+	}
+	unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0) // the second exec may have reset it
+	if sp.Sub {
+		// The host's own gid is not mapped, and the kernel refuses to create
+		// a file whose group it cannot represent: take the jail's gid for the
+		// setup, and no supplementary group.
+		if err := syscall.Setgroups([]int{}); err != nil {
+			fail(inLayer(LayerUser, fmt.Errorf("setgroups: %w", err)))
+		}
+		if err := syscall.Setresgid(1, 1, 1); err != nil {
+			fail(inLayer(LayerUser, fmt.Errorf("setresgid: %w", err)))
+		}
+		unix.Umask(0) // the host, another uid, must be able to connect to the plugin's socket
+	}
 	if err := inLayer(LayerUTS, unix.Sethostname([]byte("axon-plugin"))); err != nil {
 		fail(err)
 	}
@@ -83,6 +100,29 @@ func runInit() {
 		fail(inLayer(LayerMount, err))
 	}
 	fail(fmt.Errorf("exec %s: %w", sp.Binary, execFD(fd, sp.Argv, env)))
+}
+
+// awaitMaps waits until the host has mapped this unmapped init into its
+// subordinate ids, then executes the init again, now as the namespace's
+// root with its capabilities. It returns only on failure.
+func awaitMaps(sp initSpec) error {
+	buf := make([]byte, 2)
+	if _, err := io.ReadFull(os.NewFile(uintptr(sp.WaitFD), "release"), buf); err != nil || string(buf) != "go" {
+		os.Exit(126) // the host gave up on this start and says why itself
+	}
+	unix.Close(sp.WaitFD)
+	sp.WaitFD = 0
+	b, err := json.Marshal(sp)
+	if err != nil {
+		return err
+	}
+	env := []string{specEnv + "=" + string(b)}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, specEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	return syscall.Exec("/proc/self/exe", os.Args, env)
 }
 
 // checkedBinary opens the binary's bind mount inside the jail and makes

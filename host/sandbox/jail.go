@@ -28,10 +28,13 @@ type Jail struct {
 	IDs IDs
 }
 
-// IDs is a host uid/gid pair. Set is false for "the host's own".
+// IDs is a host uid/gid pair. Set is false for "the host's own". Sub
+// marks an unprivileged host's subordinate ids (/etc/subuid), mapped with
+// newuidmap and newgidmap.
 type IDs struct {
 	UID, GID int
 	Set      bool
+	Sub      bool
 }
 
 // Grant is one host path made visible inside a jail.

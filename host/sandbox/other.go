@@ -26,3 +26,9 @@ func (p *Process) Failure() error          { return nil }
 
 // HardenHost has nothing to do on this system.
 func HardenHost() error { return nil }
+
+// SubIDs is the block of subordinate ids of the host's user (Linux only).
+type SubIDs struct{ UID, GID, Count int }
+
+// LookupSubIDs: there are none on this system.
+func LookupSubIDs() (SubIDs, error) { return SubIDs{}, Supported() }

@@ -26,6 +26,13 @@ type initSpec struct {
 	// (namespace gids of granted device nodes) as its supplementary groups.
 	SwitchIDs bool
 	Groups    []int
+
+	// WaitFD (subordinate ids): the init starts unmapped and without
+	// capabilities, waits for "go" on this descriptor (the host has run
+	// newuidmap and newgidmap), then executes itself again as the
+	// namespace's root.
+	WaitFD int
+	Sub    bool // subordinate ids: the plugin's files must be reachable by the host's other uid
 }
 
 // mountSpec is one bind mount of a host path at the same path inside.

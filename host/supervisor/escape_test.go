@@ -35,7 +35,8 @@ import (
 // once as root and once as nobody: the two ways axon serve runs.
 const (
 	escapeSecretEnv = "AXON_TEST_ESCAPE_SECRET"
-	escapeModeEnv   = "AXON_TEST_ESCAPE_MODE" // "suite" or "hold"
+	escapeModeEnv   = "AXON_TEST_ESCAPE_MODE"   // "suite" or "hold"
+	escapeSubUIDEnv = "AXON_TEST_ESCAPE_SUBUID" // the first subordinate uid the child's plugins must get
 )
 
 func TestEscapesFailAsRoot(t *testing.T) {
@@ -52,6 +53,50 @@ func TestEscapesFailUnprivileged(t *testing.T) {
 	}
 	nobody := uint32(65534)
 	reexec(t, &nobody, "suite", "^TestEscapeSuite$")
+}
+
+// TestEscapesFailWithSubordinateIDs: an unprivileged host whose user has
+// /etc/subuid and /etc/subgid ranges runs each plugin under subordinate ids
+// of its own (newuidmap/newgidmap), and every escape still fails. The child
+// runs as nobody in a private mount namespace whose /etc/subuid and
+// /etc/subgid give nobody a range, so the machine's own files are untouched.
+func TestEscapesFailWithSubordinateIDs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the child needs root to mount its own /etc/subuid")
+	}
+	for _, tool := range []string{"newuidmap", "newgidmap", "unshare", "setpriv"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed: make test installs uidmap (newuidmap) and util-linux", tool)
+		}
+	}
+	const first = 3000000
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	for _, f := range []string{"subuid", "subgid"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(fmt.Sprintf("nobody:%d:65536\n", first)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := selfCopy(t)
+	script := `mount --bind "$1/subuid" /etc/subuid && mount --bind "$1/subgid" /etc/subgid && shift && exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"`
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", dir,
+		exe, "-test.run=^TestEscapeSuite$", "-test.v", "-test.count=1")
+	cmd.Env = []string{childBinDirEnv + "=" + binDir, "HOME=/tmp", "TMPDIR=/tmp", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+		escapeModeEnv + "=suite", escapeSecretEnv + "=" + newSecret(t), escapeSubUIDEnv + "=" + strconv.Itoa(first)}
+	cmd.Dir = "/tmp"
+	for _, f := range []string{"/etc/subuid", "/etc/subgid"} {
+		if _, err := os.Stat(f); err != nil { // a bind mount needs something to cover
+			if err := os.WriteFile(f, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Remove(f) })
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestEscapeSuite") {
+		t.Fatalf("child (nobody, subordinate ids): %v\n%s", err, out)
+	}
+	t.Logf("child:\n%s", out)
 }
 
 // reexec runs this test binary's test named by run as uid (nil: as now),
@@ -310,7 +355,11 @@ func TestEscapeSuite(t *testing.T) {
 		if os.Geteuid() == 0 && hostUID != DefaultIDRange.First {
 			t.Errorf("the first instance runs as host uid %d, want %d", hostUID, DefaultIDRange.First)
 		}
-		if os.Geteuid() != 0 && hostUID != os.Geteuid() {
+		if sub := os.Getenv(escapeSubUIDEnv); sub != "" {
+			if want, _ := strconv.Atoi(sub); hostUID != want {
+				t.Errorf("a host with subordinate ids runs its first plugin as uid %d, want %d", hostUID, want)
+			}
+		} else if os.Geteuid() != 0 && hostUID != os.Geteuid() {
 			t.Errorf("an unprivileged host's plugin runs as uid %d", hostUID)
 		}
 		t.Logf("plugin: %+v, host uid %d, layers %s", who, hostUID, evil.Layers())

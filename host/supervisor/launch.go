@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -49,11 +48,11 @@ func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*l
 			return nil, err
 		}
 		l.bin = bin
-		cmd := exec.Command("/proc/self/fd/3")
+		cmd := exec.Command(inheritedBinary) // the checked descriptor, fd 3 in the child
 		cmd.Args[0] = filepath.Base(sp.Path)
 		cmd.ExtraFiles = []*os.File{bin}
 		cmd.Env = append(hostPluginEnv(), opts.Env...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+		cmd.SysProcAttr = plainSysProcAttr()
 		l.cfg.Cmd = cmd
 		return l, nil
 	}
@@ -151,7 +150,7 @@ func Probe(ctx context.Context, logger hclog.Logger, sp Spec, ids IDRange) (spec
 	}
 	defer os.RemoveAll(root)
 	opts.socketRoot = root
-	l, err := newLaunch(sp, opts.PluginIDs.probe(), logger, &opts)
+	l, err := newLaunch(sp, newIDSource(opts.PluginIDs).probe(), logger, &opts)
 	if err != nil {
 		return spec.Info{}, fmt.Errorf("plugin %s: %w", sp.Name, err)
 	}

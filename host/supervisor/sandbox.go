@@ -52,34 +52,70 @@ type IDRange struct {
 // and below 2^31 (tools that read ids as signed numbers).
 var DefaultIDRange = IDRange{First: 1879048192, Count: 65536}
 
-// instance is the ids of the n-th instance; on a root host, never root's
-// own: a range too small is an error, not a fallback.
-func (r IDRange) instance(n int) (sandbox.IDs, error) {
-	if os.Geteuid() != 0 {
-		return sandbox.IDs{}, nil
-	}
-	if r.First <= 0 || n >= r.Count-1 {
-		return sandbox.IDs{}, fmt.Errorf("plugin id range %d-%d has no id left for plugin instance %d", r.First, r.First+r.Count-1, n+1)
-	}
-	return sandbox.IDs{UID: r.First + n, GID: r.First + n, Set: true}, nil
+// idSource hands out the host ids of jailed plugins: on a root host from
+// the IDRange; unprivileged, from the user's subordinate ids when it has
+// them (and the helpers that map them), else the host's own.
+type idSource struct {
+	r      IDRange
+	sub    sandbox.SubIDs
+	subErr error // why there are no subordinate ids (unprivileged only)
 }
 
-func (r IDRange) probe() sandbox.IDs {
+func newIDSource(r IDRange) *idSource {
+	s := &idSource{r: r}
+	if os.Geteuid() != 0 {
+		s.sub, s.subErr = sandbox.LookupSubIDs()
+	}
+	return s
+}
+
+// instance is the ids and layers of the n-th instance. On a root host they
+// are never root's own: a range too small is an error, not a fallback.
+func (s *idSource) instance(n int, sp Spec) (sandbox.IDs, sandbox.Layers, error) {
+	if sp.Sandbox == SandboxNone {
+		return sandbox.IDs{}, sandbox.Layers{Notes: []string{`sandbox = "none"`}}, nil
+	}
+	var ids sandbox.IDs
+	why := ""
+	switch {
+	case os.Geteuid() == 0:
+		if s.r.First <= 0 || n >= s.r.Count-1 {
+			return ids, sandbox.Layers{}, fmt.Errorf("plugin id range %d-%d has no id left for plugin instance %d", s.r.First, s.r.First+s.r.Count-1, n+1)
+		}
+		ids = sandbox.IDs{UID: s.r.First + n, GID: s.r.First + n, Set: true}
+	case writesHostFiles(sp.Grants):
+		why = "its block grants read-write paths or devices, which stay the host user's"
+	case s.subErr != nil:
+		why = "no subordinate ids: " + s.subErr.Error()
+	case n >= s.sub.Count:
+		why = fmt.Sprintf("the user's %d subordinate ids are all taken", s.sub.Count)
+	default:
+		ids = sandbox.IDs{UID: s.sub.UID + n, GID: s.sub.GID + n, Set: true, Sub: true}
+	}
+	l := sandbox.Plan(ids)
+	if why != "" {
+		l.Notes = append(l.Notes, why)
+	}
+	return ids, l, nil
+}
+
+// probe is the ids of a one-off probe (`axon plugins`): the range's last
+// id on a root host, the host's own otherwise.
+func (s *idSource) probe() sandbox.IDs {
 	if os.Geteuid() != 0 {
 		return sandbox.IDs{}
 	}
-	last := r.First + r.Count - 1
+	last := s.r.First + s.r.Count - 1
 	return sandbox.IDs{UID: last, GID: last, Set: true}
 }
 
-// Layers says what a plugin of this sandbox mode gets on this host.
-func (r IDRange) Layers(sb Sandbox, n int) sandbox.Layers {
-	if sb == SandboxNone {
-		return sandbox.Layers{Notes: []string{`sandbox = "none"`}}
+// writesHostFiles reports grants whose files must keep the host user's
+// ownership: a subordinate uid could not share them with that user.
+func writesHostFiles(gs []sandbox.Grant) bool {
+	for _, g := range gs {
+		if g.Mode == sandbox.ReadWrite || g.Mode == sandbox.Device {
+			return true
+		}
 	}
-	ids, err := r.instance(n)
-	if err != nil {
-		return sandbox.Layers{Notes: []string{err.Error()}}
-	}
-	return sandbox.Plan(ids)
+	return false
 }

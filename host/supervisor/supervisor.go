@@ -77,6 +77,7 @@ type Supervisor struct {
 	instances map[string]*Instance
 	closed    bool
 	rootErr   error // the socket directory could not be made: every Add fails
+	ids       *idSource
 
 	stopHealth context.CancelFunc
 	healthDone chan struct{}
@@ -86,7 +87,8 @@ type Supervisor struct {
 func New(logger hclog.Logger, opts Options) *Supervisor {
 	opts.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Supervisor{logger: logger, opts: opts, instances: map[string]*Instance{}, stopHealth: cancel, healthDone: make(chan struct{})}
+	s := &Supervisor{logger: logger, opts: opts, instances: map[string]*Instance{}, stopHealth: cancel, healthDone: make(chan struct{}),
+		ids: newIDSource(opts.PluginIDs)}
 	if root, err := newSocketRoot(); err == nil {
 		s.opts.socketRoot = root
 	} else {
@@ -123,14 +125,12 @@ func (s *Supervisor) Add(sp Spec) error {
 	if _, dup := s.instances[sp.Name]; dup {
 		return fmt.Errorf("supervisor: instance %q added twice", sp.Name)
 	}
-	n := len(s.instances)
-	ids, err := s.opts.PluginIDs.instance(n)
-	if err != nil && sp.Sandbox != SandboxNone {
+	ids, layers, err := s.ids.instance(len(s.instances), sp)
+	if err != nil {
 		return fmt.Errorf("plugin %s: %w", sp.Name, err)
 	}
 	in := newInstance(sp, s.logger, &s.opts)
-	in.ids = ids
-	in.layers = s.opts.PluginIDs.Layers(sp.Sandbox, n)
+	in.ids, in.layers = ids, layers
 	s.instances[sp.Name] = in
 	return nil
 }
