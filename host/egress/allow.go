@@ -3,6 +3,7 @@ package egress
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -90,4 +91,21 @@ func (a AllowList) Allows(u *url.URL) bool {
 		}
 		host = parent
 	}
+}
+
+// literal reports whether u's origin is granted by an entry that names its
+// address outright, an IP literal or localhost: only such an entry may
+// reach a loopback, link-local or private address. A wildcard or a host
+// name never does, whatever it resolves to.
+func (a AllowList) literal(u *url.URL) bool {
+	o, err := originOf(u)
+	if err != nil || !a[o] {
+		return false
+	}
+	host := strings.TrimSuffix(o.Host, ".")
+	if host == "localhost" {
+		return true
+	}
+	_, err = netip.ParseAddr(host)
+	return err == nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -32,16 +33,33 @@ type Grant struct {
 	// nowhere.
 	Inject AllowList
 
-	ConnectTimeout   time.Duration // TCP + TLS; default 10s
-	ResponseTimeout  time.Duration // until response headers; default 60s
-	MaxResponseBytes int64         // default 32 MiB
+	// Limits; a zero field takes the default beside it.
+	ConnectTimeout     time.Duration // TCP + TLS; 10s
+	ResponseTimeout    time.Duration // end of the request body → response headers; 60s
+	TotalTimeout       time.Duration // Do → end of the response body; 30m
+	RequestIdleTimeout time.Duration // longest wait for the plugin's next request body bytes; 30s
+	MaxRequestBytes    int64         // request body; 32 MiB
+	MaxResponseBytes   int64         // response body; 32 MiB
+	MaxConcurrent      int           // requests in flight, response bodies included; 16
 }
 
 const (
-	defaultConnectTimeout  = 10 * time.Second
-	defaultResponseTimeout = 60 * time.Second
-	defaultMaxResponse     = 32 << 20
+	defaultConnectTimeout     = 10 * time.Second
+	defaultResponseTimeout    = 60 * time.Second
+	defaultTotalTimeout       = 30 * time.Minute
+	defaultRequestIdleTimeout = 30 * time.Second
+	defaultMaxRequestBytes    = 32 << 20
+	defaultMaxResponseBytes   = 32 << 20
+	defaultMaxConcurrent      = 16
 )
+
+// methods are the HTTP methods a plugin may use. TRACE and TRACK echo the
+// request (injected key included) and CONNECT opens a tunnel past every
+// check here.
+var methods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,
+	http.MethodPatch: true, http.MethodDelete: true, http.MethodOptions: true,
+}
 
 // strippedHeaders are credential headers a plugin may not set.
 var strippedHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "X-Goog-Api-Key", "Cookie"}
@@ -57,7 +75,11 @@ type Service struct {
 	grant  Grant
 	env    credential.Env
 	client *http.Client
+	dialer *net.Dialer
+	lookup Lookup
+	slots  chan struct{} // one per request in flight
 	logger hclog.Logger
+	denied *denyLog
 	stats  Stats
 }
 
@@ -72,42 +94,58 @@ func WithEnv(env credential.Env) Option { return func(s *Service) { s.env = env 
 // WithStats reports every finished request.
 func WithStats(f Stats) Option { return func(s *Service) { s.stats = f } }
 
+// WithLookup replaces the system resolver (tests). The destination check
+// still runs on every address dialed.
+func WithLookup(f Lookup) Option { return func(s *Service) { s.lookup = f } }
+
+// WithClock replaces time.Now for the deny log's rate limit (tests).
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.denied.now = now } }
+
 // New builds the egress of one plugin instance.
 func New(g Grant, logger hclog.Logger, opts ...Option) *Service {
-	if g.ConnectTimeout <= 0 {
-		g.ConnectTimeout = defaultConnectTimeout
+	orDefault(&g.ConnectTimeout, defaultConnectTimeout)
+	orDefault(&g.ResponseTimeout, defaultResponseTimeout)
+	orDefault(&g.TotalTimeout, defaultTotalTimeout)
+	orDefault(&g.RequestIdleTimeout, defaultRequestIdleTimeout)
+	orDefault(&g.MaxRequestBytes, defaultMaxRequestBytes)
+	orDefault(&g.MaxResponseBytes, defaultMaxResponseBytes)
+	orDefault(&g.MaxConcurrent, defaultMaxConcurrent)
+	logger = logger.Named("egress").With("plugin", g.Plugin)
+	s := &Service{
+		grant:  g,
+		env:    os.LookupEnv,
+		dialer: &net.Dialer{Timeout: g.ConnectTimeout, KeepAlive: 30 * time.Second, ControlContext: checkDestination},
+		slots:  make(chan struct{}, g.MaxConcurrent),
+		logger: logger,
+		denied: &denyLog{logger: logger, now: time.Now, seen: map[denyKey]*denyEntry{}},
 	}
-	if g.ResponseTimeout <= 0 {
-		g.ResponseTimeout = defaultResponseTimeout
-	}
-	if g.MaxResponseBytes <= 0 {
-		g.MaxResponseBytes = defaultMaxResponse
-	}
-	dialer := &net.Dialer{Timeout: g.ConnectTimeout, KeepAlive: 30 * time.Second}
 	transport := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
+		// No proxy, not even from the environment: a proxy resolves the
+		// name itself, so the dialer would check only the proxy's address.
+		Proxy:                 nil,
+		DialContext:           s.dial,
 		TLSHandshakeTimeout:   g.ConnectTimeout,
 		ResponseHeaderTimeout: g.ResponseTimeout,
 		MaxIdleConnsPerHost:   4,
 		IdleConnTimeout:       90 * time.Second,
 		ForceAttemptHTTP2:     true,
 	}
-	s := &Service{
-		grant: g,
-		env:   os.LookupEnv,
-		client: &http.Client{
-			Transport: transport,
-			// Never follow redirects: a redirect could lead off the allow
-			// list, and with a header credential, take it along.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
-		logger: logger.Named("egress").With("plugin", g.Plugin),
+	s.client = &http.Client{
+		Transport: transport,
+		// Never follow redirects: a redirect could lead off the allow
+		// list, and with a header credential, take it along.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	for _, o := range opts {
 		o(s)
 	}
 	return s
+}
+
+func orDefault[T int | int64 | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // Redactor masks this grant's credential, as it resolves now (empty when
@@ -120,21 +158,43 @@ func (s *Service) Redactor() *redact.Redactor {
 	return redact.New(secret.Value())
 }
 
-// Close releases idle connections.
-func (s *Service) Close() { s.client.CloseIdleConnections() }
+// Close releases idle connections and logs the denials still counted.
+func (s *Service) Close() {
+	s.client.CloseIdleConnections()
+	s.denied.flush()
+}
 
 // Do performs one request for the plugin.
 func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.EgressResponse, error) {
 	start := time.Now()
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet // as net/http reads it
+	}
 	u, err := url.Parse(req.URL)
 	if err != nil || u.Host == "" {
-		return nil, s.deny(req.Method, "", "not an absolute URL")
+		return nil, s.deny(method, "", "not an absolute URL")
+	}
+	if !methods[method] {
+		return nil, s.deny(method, u.Host, fmt.Sprintf("method %q is not allowed; only GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS are", clip(method, 32)))
 	}
 	if u.User != nil {
-		return nil, s.deny(req.Method, u.Hostname(), "URLs with user info are refused")
+		return nil, s.deny(method, u.Hostname(), "URLs with user info are refused")
 	}
 	if !s.grant.Allow.Allows(u) {
-		return nil, s.deny(req.Method, u.Host, "host is not on this plugin's allow list")
+		return nil, s.deny(method, u.Host, "host is not on this plugin's allow list")
+	}
+	length := int64(-1)
+	if cl := req.Header.Get("Content-Length"); cl != "" && req.Body != nil {
+		n, err := strconv.ParseInt(cl, 10, 64)
+		if err != nil || n < 0 {
+			return nil, spec.Permanentf("egress: Content-Length %q is not a length", clip(cl, 32))
+		}
+		if n > s.grant.MaxRequestBytes {
+			return nil, &spec.Error{Class: spec.ClassPermanent, Code: spec.ErrEgressLimit.Code,
+				Message: fmt.Sprintf("egress: request body of %d bytes exceeds the %d byte limit (max_request_bytes)", n, s.grant.MaxRequestBytes)}
+		}
+		length = n
 	}
 	secret, err := s.grant.Credential.Resolve(s.env)
 	if err != nil {
@@ -157,13 +217,19 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 	}
 	u.RawQuery = q.Encode()
 
-	reqBody := req.Body
-	if reqBody == nil {
-		reqBody = http.NoBody
-	}
-	hr, err := http.NewRequestWithContext(ctx, req.Method, u.String(), reqBody)
+	c, err := s.begin(ctx, req.Body)
 	if err != nil {
-		return nil, spec.Permanentf("egress: bad request method")
+		s.denied.log(method, clip(u.Host, 255), "max_concurrent requests already in flight")
+		return nil, err
+	}
+	var reqBody io.Reader = http.NoBody
+	if req.Body != nil {
+		reqBody = &requestBody{r: req.Body, c: c, limit: s.grant.MaxRequestBytes, wait: s.grant.RequestIdleTimeout}
+	}
+	hr, err := http.NewRequestWithContext(withLiteral(c.ctx, s.grant.Allow.literal(u)), method, u.String(), reqBody)
+	if err != nil {
+		c.end()
+		return nil, spec.Permanentf("egress: bad request")
 	}
 	hr.Header = req.Header.Clone()
 	if hr.Header == nil {
@@ -184,26 +250,28 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 		}
 	}
 	hr.Header.Del("Content-Length")
-	if cl := req.Header.Get("Content-Length"); cl != "" {
-		fmt.Sscan(cl, &hr.ContentLength)
+	if length >= 0 {
+		hr.ContentLength = length
 	}
 
 	resp, err := s.client.Do(hr)
 	if err != nil {
-		e := s.transportError(ctx, err, secret)
-		s.finish(req.Method, u.Host, 0, 0, start, e)
+		e := s.transportError(ctx, c, method, u.Host, err, secret)
+		c.end()
+		s.finish(method, u.Host, 0, 0, start, e)
 		return nil, e
 	}
 	if resp.ContentLength > s.grant.MaxResponseBytes {
 		resp.Body.Close()
+		c.end()
 		e := &spec.Error{Class: spec.ClassPermanent, Code: spec.ErrEgressLimit.Code,
 			Message: fmt.Sprintf("egress: response of %d bytes exceeds the %d byte limit", resp.ContentLength, s.grant.MaxResponseBytes)}
-		s.finish(req.Method, u.Host, resp.StatusCode, 0, start, e)
+		s.finish(method, u.Host, resp.StatusCode, 0, start, e)
 		return nil, e
 	}
 	b := &body{
-		rc: resp.Body, limit: s.grant.MaxResponseBytes, secret: secret,
-		done: func(n int64, err error) { s.finish(req.Method, u.Host, resp.StatusCode, n, start, err) },
+		rc: resp.Body, c: c, limit: s.grant.MaxResponseBytes, secret: secret,
+		done: func(n int64, err error) { s.finish(method, u.Host, resp.StatusCode, n, start, err) },
 	}
 	// An upstream that echoes the request (an error quoting the key, a
 	// reflecting endpoint, a Location with the query) must not hand the
@@ -225,22 +293,36 @@ func (s *Service) credentialParam(k string) bool {
 }
 
 func (s *Service) deny(method, host, why string) error {
-	s.logger.Warn("egress denied", "method", method, "host", host, "reason", why)
+	method, host = clip(method, 32), clip(host, 255)
+	s.denied.log(method, host, why)
 	return &spec.Error{Class: spec.ClassPermanent, Code: spec.ErrEgressDenied.Code, Message: fmt.Sprintf("egress denied: %s %s: %s", method, host, why)}
+}
+
+// clip bounds a plugin-chosen string before it reaches a log or a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // transportError composes a safe error: net/http's own errors carry the
 // full URL, which may hold an injected query credential.
-func (s *Service) transportError(ctx context.Context, err error, secret credential.Secret) error {
+func (s *Service) transportError(ctx context.Context, c *call, method, host string, err error, secret credential.Secret) error {
 	var ne net.Error
 	var ue *url.Error
+	var de *destinationError
 	inner := err
 	if errors.As(err, &ue) {
 		inner = ue.Err
 	}
 	switch {
+	case c.failure() != nil:
+		return c.failure()
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case errors.As(err, &de):
+		return s.deny(method, host, de.Error())
 	case errors.As(err, &ne) && ne.Timeout():
 		return &spec.Error{Class: spec.ClassTransient, Code: spec.ErrTimeout.Code, Message: "egress: upstream timed out"}
 	}
@@ -263,6 +345,7 @@ func (s *Service) finish(method, host string, status int, n int64, start time.Ti
 // the request once when it ends.
 type body struct {
 	rc     io.ReadCloser
+	c      *call
 	limit  int64
 	n      int64
 	secret credential.Secret
@@ -283,7 +366,11 @@ func (b *body) Read(p []byte) (int, error) {
 		return n - int(b.n-b.limit), err
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		err = &spec.Error{Class: spec.ClassTransient, Message: "egress: reading response: " + b.secret.Redact(err.Error())}
+		if f := b.c.failure(); f != nil {
+			err = f
+		} else {
+			err = &spec.Error{Class: spec.ClassTransient, Message: "egress: reading response: " + b.secret.Redact(err.Error())}
+		}
 	}
 	if err != nil {
 		b.end(err)
@@ -298,6 +385,7 @@ func (b *body) Close() error {
 
 func (b *body) end(err error) {
 	if b.ended.CompareAndSwap(false, true) {
+		b.c.end()
 		b.done(b.n, err)
 	}
 }
