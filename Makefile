@@ -14,7 +14,7 @@ PLUGIN_DIRS := $(filter-out examples/client-%,$(patsubst %/main.go,%,$(wildcard 
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 
-.PHONY: all build run test test-race vet bench proto pi test-arm64 fixtures clean
+.PHONY: all build run test test-deps test-race vet bench proto pi test-arm64 fixtures clean
 
 all: build
 
@@ -34,7 +34,13 @@ run: build
 vet:
 	$(GO) vet ./...
 
-test: vet
+# The sandbox tests map subordinate ids with newuidmap/newgidmap (Debian
+# uidmap). As root (CI) it is installed when missing; otherwise the tests
+# that need it say so.
+test-deps:
+	@command -v newuidmap >/dev/null || [ "$$(id -u)" != 0 ] || { apt-get update && apt-get install -y uidmap; }
+
+test: vet test-deps
 	$(GO) test -count=1 -timeout 10m ./...
 	CGO_ENABLED=1 $(GO) test -count=1 -race -timeout 10m ./sdk/... ./host/...
 
