@@ -83,8 +83,9 @@ func anthropicStop(t *turn) string {
 
 // whole renders a message object.
 func (anthropicDialect) whole(m meta, t *turn) ([]byte, error) {
-	content := make([]any, 0, len(t.parts))
-	for _, p := range t.parts {
+	parts := t.content()
+	content := make([]any, 0, len(parts))
+	for _, p := range parts {
 		switch p := p.(type) {
 		case sdk.Text:
 			content = append(content, anthropicText{"text", p.Text})

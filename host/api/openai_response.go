@@ -89,24 +89,23 @@ func openaiFinish(t *turn) string { return string(t.finishReason()) }
 // whole renders a chat.completion object.
 func (openaiDialect) whole(m meta, t *turn) ([]byte, error) {
 	msg := openaiOutMessage{Role: "assistant"}
-	var text, reasoning strings.Builder
-	for _, p := range t.parts {
+	var text, reasoning []string
+	for _, p := range t.content() {
 		switch p := p.(type) {
 		case sdk.Text:
-			text.WriteString(p.Text)
+			text = append(text, p.Text)
 		case sdk.Reasoning:
-			reasoning.WriteString(p.Text) // signatures and redacted reasoning have no place here
+			reasoning = append(reasoning, p.Text) // signatures and redacted reasoning have no place here
 		case sdk.ToolCall:
 			tc := openaiOutToolCall{ID: p.ID, Type: "function"}
 			tc.Function.Name, tc.Function.Arguments = p.Name, string(p.Input)
 			msg.ToolCalls = append(msg.ToolCalls, tc)
 		}
 	}
-	if text.Len() > 0 {
-		s := text.String()
+	if s := strings.Join(text, ""); s != "" {
 		msg.Content = &s
 	}
-	msg.ReasoningContent = reasoning.String()
+	msg.ReasoningContent = strings.Join(reasoning, "") // one allocation, none for a single part
 	return json.Marshal(openaiCompletion{
 		ID: m.id, Object: "chat.completion", Created: m.created, Model: m.model,
 		Choices: []openaiChoice{{Message: msg, FinishReason: openaiFinish(t)}},

@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/axonhq/axon/sdk"
 )
@@ -10,8 +12,13 @@ import (
 // turn checks and records the canonical events of one answer: what both
 // wire formats need to know at the end (model, usage, finish, number of tool
 // calls) and, for a whole (non-streamed) response, the content itself.
+//
+// A whole answer is accumulated in linear time: the part still taking
+// deltas grows in a strings.Builder and becomes a Part only when the next
+// part starts or the answer is rendered. Its size is bounded by maxKept.
 type turn struct {
 	keepParts bool          // collect content into parts (whole responses)
+	maxKept   int64         // bytes of content a whole answer may keep; <= 0: no limit
 	newID     func() string // names tool calls that arrive without an id
 
 	model    string
@@ -20,9 +27,21 @@ type turn struct {
 	finish   sdk.FinishReason
 	finished bool
 	calls    int        // tool calls so far: the next call's wire index
-	parts    []sdk.Part // Text, Reasoning and ToolCall, in order, when keepParts
-	open     bool       // the last part is a Reasoning block still taking text
+	parts    []sdk.Part // the finished parts (Text, Reasoning, ToolCall), in order, when keepParts
+	tail     tailKind   // the kind of the part still taking deltas
+	tailText strings.Builder
+	tailSig  string // the signature that ended the tail reasoning block
+	kept     int64  // bytes of content kept so far
 }
+
+// tailKind is the kind of part a whole answer is still extending.
+type tailKind int
+
+const (
+	tailNone      tailKind = iota
+	tailText               // consecutive text deltas join
+	tailReasoning          // a reasoning block until its signature
+)
 
 // add checks ev, records it, and returns it normalised for the writers: a
 // tool call gets an id when it has none, "{}" for empty input, and the
@@ -45,10 +64,16 @@ func (t *turn) add(ev sdk.Event) (sdk.Event, error) {
 		t.finished, t.finish = true, ev.Finish
 	case sdk.EventTextDelta:
 		if t.keepParts && ev.Text != "" {
+			if err := t.keep(len(ev.Text)); err != nil {
+				return ev, err
+			}
 			t.addText(ev.Text)
 		}
 	case sdk.EventReasoningDelta:
 		if t.keepParts {
+			if err := t.keep(len(ev.Text) + len(ev.Signature) + len(ev.Redacted)); err != nil {
+				return ev, err
+			}
 			t.addReasoning(ev)
 		}
 	case sdk.EventToolCall:
@@ -56,15 +81,44 @@ func (t *turn) add(ev sdk.Event) (sdk.Event, error) {
 		if err != nil {
 			return ev, err
 		}
+		if t.keepParts {
+			if err := t.keep(len(call.ID) + len(call.Name) + len(call.Input)); err != nil {
+				return ev, err
+			}
+			t.seal()
+			t.parts = append(t.parts, *call)
+		}
 		ev.ToolCall, ev.Index = call, t.calls
 		t.calls++
-		if t.keepParts {
-			t.parts, t.open = append(t.parts, *call), false
-		}
 	}
 	// Event types this package does not know are passed on; the writers
 	// skip them, so a newer backend does not break an older front door.
 	return ev, nil
+}
+
+// keep accounts for n more bytes of a whole answer, refusing them once the
+// answer would exceed its limit.
+func (t *turn) keep(n int) error {
+	t.kept += int64(n)
+	if t.maxKept > 0 && t.kept > t.maxKept {
+		return &answerTooLargeError{limit: t.maxKept}
+	}
+	return nil
+}
+
+// answerTooLargeError is the failure of a whole answer that outgrew its
+// limit. A stream has no such limit: it keeps nothing.
+type answerTooLargeError struct{ limit int64 }
+
+func (e *answerTooLargeError) Error() string {
+	return fmt.Sprintf("the answer exceeded the limit of %d bytes for a response that is not streamed; "+
+		"ask for a shorter answer or send \"stream\": true", e.limit)
+}
+
+// content is the answer's parts in order, for the whole-response writers.
+func (t *turn) content() []sdk.Part {
+	t.seal()
+	return t.parts
 }
 
 func (t *turn) normaliseCall(c *sdk.ToolCall) (*sdk.ToolCall, error) {
@@ -86,32 +140,56 @@ func (t *turn) normaliseCall(c *sdk.ToolCall) (*sdk.ToolCall, error) {
 }
 
 func (t *turn) addText(s string) {
-	if n := len(t.parts); n > 0 {
-		if p, ok := t.parts[n-1].(sdk.Text); ok {
-			t.parts[n-1] = sdk.Text{Text: p.Text + s}
-			return
-		}
+	if t.tail != tailText {
+		t.seal()
+		t.tail = tailText
 	}
-	t.parts, t.open = append(t.parts, sdk.Text{Text: s}), false
+	t.write(s)
 }
 
 // addReasoning follows the event contract: text extends the open reasoning
 // block, a signature ends it, redacted data is a block of its own.
 func (t *turn) addReasoning(ev sdk.Event) {
 	if ev.Redacted != "" {
-		t.parts, t.open = append(t.parts, sdk.Reasoning{Redacted: ev.Redacted}), false
+		t.seal()
+		t.parts = append(t.parts, sdk.Reasoning{Redacted: ev.Redacted})
 	}
 	if ev.Text == "" && ev.Signature == "" {
 		return
 	}
-	if !t.open {
-		t.parts, t.open = append(t.parts, sdk.Reasoning{}), true
+	if t.tail != tailReasoning {
+		t.seal()
+		t.tail = tailReasoning
 	}
-	r := t.parts[len(t.parts)-1].(sdk.Reasoning)
-	r.Text += ev.Text
-	r.Signature = ev.Signature
-	t.parts[len(t.parts)-1] = r
-	t.open = ev.Signature == ""
+	t.write(ev.Text)
+	if ev.Signature != "" {
+		t.tailSig = ev.Signature
+		t.seal()
+	}
+}
+
+// write appends s to the tail part, doubling the builder when it is full:
+// append grows a large slice by a quarter, which would copy a long answer
+// about five times over.
+func (t *turn) write(s string) {
+	if t.tailText.Cap()-t.tailText.Len() < len(s) {
+		t.tailText.Grow(max(len(s), t.tailText.Len()))
+	}
+	t.tailText.WriteString(s)
+}
+
+// seal turns the part still taking deltas into a finished Part.
+func (t *turn) seal() {
+	switch t.tail {
+	case tailNone:
+		return
+	case tailText:
+		t.parts = append(t.parts, sdk.Text{Text: t.tailText.String()})
+	case tailReasoning:
+		t.parts = append(t.parts, sdk.Reasoning{Text: t.tailText.String(), Signature: t.tailSig})
+	}
+	t.tailText.Reset() // the String above keeps its memory; the builder starts afresh
+	t.tail, t.tailSig = tailNone, ""
 }
 
 // mergeUsage takes every field u reports: providers report running totals,

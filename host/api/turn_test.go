@@ -51,7 +51,7 @@ func TestTurnCollects(t *testing.T) {
 					t.Fatalf("event %d: %v", i, err)
 				}
 			}
-			if diff := cmp.Diff(tt.parts, tr.parts); diff != "" {
+			if diff := cmp.Diff(tt.parts, tr.content()); diff != "" {
 				t.Errorf("parts (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.usage, tr.usage); diff != "" {
