@@ -225,6 +225,9 @@ func anthropicUserPart(param string, b anthropicBlock, names toolNames) (sdk.Par
 		if b.ToolUseID == "" {
 			return nil, missing(param + ".tool_use_id")
 		}
+		if !names.has(b.ToolUseID) {
+			return nil, invalidf(param+".tool_use_id", "%q answers no tool call: no assistant turn before it has a tool_use block with this id", b.ToolUseID)
+		}
 		content, err := anthropicResultContent(param+".content", b.Content)
 		if err != nil {
 			return nil, err

@@ -116,9 +116,16 @@ func abbreviate(b []byte) string {
 	return fmt.Sprintf("%q", b)
 }
 
-// toolNames maps tool call ids to tool names, so a result can name the tool
-// it answers (some wire formats want the name).
+// toolNames maps the ids of the tool calls in the conversation so far to
+// their tool names, so a result can name the tool it answers (some wire
+// formats want the name), and a result answering no call is refused: a
+// provider would either reject it or answer a call that was never made.
 type toolNames map[string]string
+
+func (n toolNames) has(id string) bool {
+	_, ok := n[id]
+	return ok
+}
 
 func (n toolNames) add(id, name string) {
 	if id != "" {

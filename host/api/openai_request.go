@@ -199,6 +199,9 @@ func openaiMessages(in []openaiMessage) (string, []sdk.Message, error) {
 			if m.ToolCallID == "" {
 				return "", nil, missing(param + ".tool_call_id")
 			}
+			if !names.has(m.ToolCallID) {
+				return "", nil, invalidf(param+".tool_call_id", "%q answers no tool call: no assistant message before it has a tool call with this id", m.ToolCallID)
+			}
 			text, err := openaiText(param+".content", m.Content)
 			if err != nil {
 				return "", nil, err
