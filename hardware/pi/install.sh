@@ -57,8 +57,17 @@ if ! id -u "$user" >/dev/null 2>&1; then
 fi
 usermod -a -G spi,gpio "$user"
 
-# The plugin sandbox is built by axon itself (no package to install), from
-# user namespaces an unprivileged user may create. Say so now if this kernel
+# Subordinate ids, so that each plugin can run under a uid of its own
+# (README "Security model"). The unit's NoNewPrivileges=yes still keeps
+# the setuid newuidmap from running; a drop-in with NoNewPrivileges=no turns
+# them on (hardware/README.md).
+command -v newuidmap >/dev/null || apt-get install -y uidmap || echo "install.sh: warning: could not install uidmap" >&2
+if ! grep -q "^$user:" /etc/subuid 2>/dev/null; then
+	usermod --add-subuids 200000-265535 --add-subgids 200000-265535 "$user"
+fi
+
+# The plugin sandbox is built by axon itself, from user namespaces an
+# unprivileged user may create. Say so now if this kernel
 # forbids them, rather than at the first plugin start.
 if command -v unshare >/dev/null && ! setpriv --reuid="$user" --regid="$user" --clear-groups \
 	unshare --user --map-root-user --pid --fork --mount --net true 2>/dev/null; then
