@@ -111,14 +111,22 @@ type Pricing struct {
 	CacheWritePerMTok *float64
 }
 
-// Egress bounds what a plugin may reach through the host.
+// Egress bounds what a plugin may reach through the host, and how much of
+// it one request may take. Every limit ends the request with a classified
+// error, never a hang.
 type Egress struct {
 	// Allow lists extra origins beyond the provider's base_url:
-	// "https://host", "host", "host:port" or "*.example.com".
-	Allow            []string
-	ConnectTimeout   time.Duration
-	ResponseTimeout  time.Duration // until response headers arrive
-	MaxResponseBytes int64
+	// "https://host", "host", "host:port" or "*.example.com". A loopback,
+	// link-local or private address is reached only through an entry
+	// written as that IP or as localhost, never through a name.
+	Allow              []string
+	ConnectTimeout     time.Duration // TCP and TLS
+	ResponseTimeout    time.Duration // end of the request body → response headers
+	TotalTimeout       time.Duration // whole request, response stream included
+	RequestIdleTimeout time.Duration // longest wait for the plugin's next request body bytes
+	MaxRequestBytes    int64
+	MaxResponseBytes   int64
+	MaxConcurrent      int // requests in flight per plugin instance; more are refused at once (transient)
 }
 
 // Timeouts bound a streamed generation.

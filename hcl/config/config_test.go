@@ -23,7 +23,17 @@ var ignoreSource = cmp.Options{
 func ptr[T any](v T) *T { return &v }
 
 func defaultEgress() Egress {
-	return Egress{ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: DefaultResponseTimeout, MaxResponseBytes: DefaultMaxResponseBytes}
+	return Egress{
+		ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: DefaultResponseTimeout, TotalTimeout: DefaultTotalTimeout,
+		RequestIdleTimeout: DefaultRequestIdleTimeout, MaxRequestBytes: DefaultMaxRequestBytes,
+		MaxResponseBytes: DefaultMaxResponseBytes, MaxConcurrent: DefaultMaxConcurrent,
+	}
+}
+
+func egressWith(f func(*Egress)) Egress {
+	e := defaultEgress()
+	f(&e)
+	return e
 }
 
 func defaultRetry() Retry {
@@ -55,7 +65,7 @@ chain "default" {
 			Preset:      "ollama",
 			Auth:        &sdk.Auth{Scheme: sdk.AuthNone},
 			Tier:        TierLocal,
-			Egress:      Egress{ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: 3 * time.Minute, MaxResponseBytes: DefaultMaxResponseBytes},
+			Egress:      egressWith(func(e *Egress) { e.ResponseTimeout = 3 * time.Minute }),
 			Timeouts:    Timeouts{FirstToken: 3 * time.Minute, Idle: DefaultIdle},
 		}},
 		Chains: []*Chain{{Name: "default", Providers: []string{"local"}, Retry: defaultRetry()}},
@@ -111,10 +121,14 @@ provider "glm" {
     cache_write_per_mtok = 0
   }
   egress {
-    allow              = ["https://cdn.z.ai", "*.z.ai", "10.0.0.1:8443"]
-    connect_timeout    = "3s"
-    response_timeout   = "90s"
-    max_response_bytes = 1048576
+    allow                = ["https://cdn.z.ai", "*.z.ai", "10.0.0.1:8443"]
+    connect_timeout      = "3s"
+    response_timeout     = "90s"
+    total_timeout        = "15m"
+    request_idle_timeout = "5s"
+    max_request_bytes    = 2097152
+    max_response_bytes   = 1048576
+    max_concurrent       = 4
   }
   timeouts {
     first_token = "20s"
@@ -187,7 +201,8 @@ vault {
 				},
 				Egress: Egress{
 					Allow:          []string{"https://cdn.z.ai", "*.z.ai", "10.0.0.1:8443"},
-					ConnectTimeout: 3 * time.Second, ResponseTimeout: 90 * time.Second, MaxResponseBytes: 1 << 20,
+					ConnectTimeout: 3 * time.Second, ResponseTimeout: 90 * time.Second, TotalTimeout: 15 * time.Minute,
+					RequestIdleTimeout: 5 * time.Second, MaxRequestBytes: 2 << 20, MaxResponseBytes: 1 << 20, MaxConcurrent: 4,
 				},
 				Timeouts: Timeouts{FirstToken: 20 * time.Second, Idle: 5 * time.Second},
 			},
@@ -210,7 +225,7 @@ vault {
 				Kind: sdk.KindTool, Name: "search", Plugin: "web-search", Sandbox: SandboxNone,
 				SHA256: "00000000000000000000000000000000000000000000000000000000000000ff",
 			},
-			Egress: Egress{Allow: []string{"api.search.example"}, ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: DefaultResponseTimeout, MaxResponseBytes: DefaultMaxResponseBytes},
+			Egress: egressWith(func(e *Egress) { e.Allow = []string{"api.search.example"} }),
 		}},
 		Displays: []*Display{{PluginBlock: PluginBlock{Kind: sdk.KindDisplay, Name: "epd", Plugin: "epd", Sandbox: SandboxNone,
 			Grants: []Grant{{Path: "/sys/firmware/devicetree/base", Mode: "ro"}, {Path: "/etc/axon/faces", Mode: "rw"}, {Path: "/dev/spidev0.0", Mode: "dev"}, {Path: "/dev/gpiochip0", Mode: "dev"}}}}},

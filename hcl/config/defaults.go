@@ -16,3 +16,13 @@ const (
 	DefaultMaxRetryAfter    = 20 * time.Second
 	DefaultChain            = "default"
 )
+
+// Egress defaults beyond connect, response and response size.
+const (
+	// DefaultTotalTimeout lets a long streamed answer finish: 64k output
+	// tokens at 50 tokens/s, or 4k from a small local model on a Pi.
+	DefaultTotalTimeout       = 30 * time.Minute
+	DefaultRequestIdleTimeout = 30 * time.Second
+	DefaultMaxRequestBytes    = 32 << 20 // the providers' own cap (Anthropic's is 32 MB)
+	DefaultMaxConcurrent      = 16
+)

@@ -159,7 +159,7 @@ var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 func validHeaderName(s string) bool { return headerToken.MatchString(s) }
 
 func (r *reader) egress(raw *rawEgress, preset *Preset) Egress {
-	e := Egress{ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: DefaultResponseTimeout, MaxResponseBytes: DefaultMaxResponseBytes}
+	e := egressDefaults()
 	if preset != nil && preset.Response > 0 {
 		e.ResponseTimeout = preset.Response
 	}
@@ -181,8 +181,41 @@ func (r *reader) egress(raw *rawEgress, preset *Preset) Egress {
 	if d, ok := r.duration(raw.ResponseTimeout, "response_timeout", false); ok {
 		e.ResponseTimeout = d
 	}
+	if d, ok := r.duration(raw.TotalTimeout, "total_timeout", false); ok {
+		e.TotalTimeout = d
+	}
+	if d, ok := r.duration(raw.RequestIdleTimeout, "request_idle_timeout", false); ok {
+		e.RequestIdleTimeout = d
+	}
+	if n, ok := r.integer(raw.MaxRequestBytes, "max_request_bytes", 1, 1<<40); ok {
+		e.MaxRequestBytes = n
+	}
 	if n, ok := r.integer(raw.MaxResponseBytes, "max_response_bytes", 1, 1<<40); ok {
 		e.MaxResponseBytes = n
 	}
+	if n, ok := r.integer(raw.MaxConcurrent, "max_concurrent", 1, 1024); ok {
+		e.MaxConcurrent = int(n)
+	}
+	if e.TotalTimeout < e.ResponseTimeout {
+		rng := raw.DefRange
+		switch {
+		case present(raw.TotalTimeout):
+			rng = raw.TotalTimeout.Range()
+		case present(raw.ResponseTimeout):
+			rng = raw.ResponseTimeout.Range()
+		}
+		r.warnf(rng, "total_timeout shorter than response_timeout",
+			"total_timeout (%s) ends every request before response_timeout (%s) can: an answer slower than %s always fails. Raise total_timeout or lower response_timeout.",
+			e.TotalTimeout, e.ResponseTimeout, e.TotalTimeout)
+	}
 	return e
+}
+
+// egressDefaults is the egress a block gets when it says nothing.
+func egressDefaults() Egress {
+	return Egress{
+		ConnectTimeout: DefaultConnectTimeout, ResponseTimeout: DefaultResponseTimeout, TotalTimeout: DefaultTotalTimeout,
+		RequestIdleTimeout: DefaultRequestIdleTimeout, MaxRequestBytes: DefaultMaxRequestBytes,
+		MaxResponseBytes: DefaultMaxResponseBytes, MaxConcurrent: DefaultMaxConcurrent,
+	}
 }

@@ -65,10 +65,15 @@ type rawPricing struct {
 }
 
 type rawEgress struct {
-	Allow            hcl.Expression `hcl:"allow,optional"`
-	ConnectTimeout   hcl.Expression `hcl:"connect_timeout,optional"`
-	ResponseTimeout  hcl.Expression `hcl:"response_timeout,optional"`
-	MaxResponseBytes hcl.Expression `hcl:"max_response_bytes,optional"`
+	Allow              hcl.Expression `hcl:"allow,optional"`
+	ConnectTimeout     hcl.Expression `hcl:"connect_timeout,optional"`
+	ResponseTimeout    hcl.Expression `hcl:"response_timeout,optional"`
+	TotalTimeout       hcl.Expression `hcl:"total_timeout,optional"`
+	RequestIdleTimeout hcl.Expression `hcl:"request_idle_timeout,optional"`
+	MaxRequestBytes    hcl.Expression `hcl:"max_request_bytes,optional"`
+	MaxResponseBytes   hcl.Expression `hcl:"max_response_bytes,optional"`
+	MaxConcurrent      hcl.Expression `hcl:"max_concurrent,optional"`
+	DefRange           hcl.Range      `hcl:",def_range"`
 }
 
 type rawTimeouts struct {
