@@ -78,11 +78,8 @@ func providerGrant(p *config.Provider) (*egress.Grant, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &egress.Grant{
-		Allow: allow, Inject: inject, Credential: ref,
-		ConnectTimeout: p.Egress.ConnectTimeout, ResponseTimeout: p.Egress.ResponseTimeout,
-		MaxResponseBytes: p.Egress.MaxResponseBytes,
-	}
+	g := limits(p.Egress)
+	g.Allow, g.Inject, g.Credential = allow, inject, ref
 	if p.Auth != nil {
 		g.Auth, g.AuthSet = *p.Auth, true
 	}
@@ -97,10 +94,18 @@ func toolGrant(t *config.Tool) (*egress.Grant, error) {
 	if err != nil {
 		return nil, err
 	}
+	g := limits(t.Egress)
+	g.Allow = allow
+	return g, nil
+}
+
+// limits copies a block's egress limits into a grant.
+func limits(e config.Egress) *egress.Grant {
 	return &egress.Grant{
-		Allow: allow, ConnectTimeout: t.Egress.ConnectTimeout, ResponseTimeout: t.Egress.ResponseTimeout,
-		MaxResponseBytes: t.Egress.MaxResponseBytes,
-	}, nil
+		ConnectTimeout: e.ConnectTimeout, ResponseTimeout: e.ResponseTimeout, TotalTimeout: e.TotalTimeout,
+		RequestIdleTimeout: e.RequestIdleTimeout, MaxRequestBytes: e.MaxRequestBytes,
+		MaxResponseBytes: e.MaxResponseBytes, MaxConcurrent: e.MaxConcurrent,
+	}
 }
 
 func credentialRef(c config.Credential) string {
