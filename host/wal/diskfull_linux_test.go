@@ -113,3 +113,20 @@ func TestFullDisk(t *testing.T) {
 		t.Fatalf("Append with room again = %d, %v; want 3, nil", first, err)
 	}
 }
+
+// TestErrorsNameTheLog checks that a failure on a newly created log names
+// the log, not the temporary file it was created under.
+func TestErrorsNameTheLog(t *testing.T) {
+	t.Parallel()
+	dir := smallDisk(t, "64k")
+	path := filepath.Join(dir, "wal")
+	w := mustOpen(t, path)
+	fill(t, dir, "filler", 0)
+	_, bs := freeBlocks(t, dir)
+	_, err := w.Append(make([]byte, bs))
+	var pe *os.PathError
+	if !errors.As(err, &pe) || pe.Path != path {
+		t.Errorf("Append on a full disk = %v, want an error on %s", err, path)
+	}
+	w.Close()
+}

@@ -29,7 +29,8 @@ func (f osFile) Sync() error { return datasync(f.File) }
 // create makes a new log at path holding only a header with a fresh lineage:
 // written under path+".tmp", synced, renamed into place, then the directory
 // synced, so a crash leaves either no log or a whole header. It returns the
-// open file, positioned nowhere (all I/O is positional).
+// log opened again under path, so that its I/O errors name the log and not
+// the temporary file, positioned nowhere (all I/O is positional).
 func create(path string) (_ *os.File, err error) {
 	l, err := newLineage()
 	if err != nil {
@@ -63,7 +64,12 @@ func create(path string) (_ *os.File, err error) {
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	return f, nil
+	lf, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("wal: open %s: %w", path, err)
+	}
+	_ = f.Close() // synced above; the log is used through lf from here
+	return lf, nil
 }
 
 // syncDir makes the directory entries of dir durable: a created or renamed
