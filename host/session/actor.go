@@ -31,7 +31,8 @@ type actor struct {
 	closed    chan struct{} // closed once the actor is closed and forgotten
 	closeOnce sync.Once
 	lanes     *lanes
-	failed    atomic.Bool // the WAL failed: close as soon as nothing holds the actor
+	failed    atomic.Bool   // the WAL failed: close as soon as nothing holds the actor
+	lost      chan struct{} // closed when the WAL failed: subscribers end
 
 	// Owned by the goroutine (set by open before it starts).
 	md     meta
@@ -45,6 +46,7 @@ type actor struct {
 	ready   chan struct{} // closed when open has finished, openErr set
 	openErr error
 	closing bool
+	retired bool // its WAL failed: out of m.actors, closed once nothing holds it
 	idle    *time.Timer
 }
 
@@ -52,14 +54,37 @@ func newActor(m *Manager, id string) *actor {
 	return &actor{
 		m: m, id: id, dir: m.sessionDir(id),
 		cmds: make(chan func()), quit: make(chan struct{}), done: make(chan struct{}), closed: make(chan struct{}),
-		ready: make(chan struct{}),
+		lost: make(chan struct{}), ready: make(chan struct{}),
 	}
 }
 
 // open takes the writer lease, replays the WAL into the state and starts
 // the goroutine. With create it makes the session first: its directory,
 // the WAL, then the key (meta), all durable before the first record.
+//
+// When the session's log failed earlier, open first seals the run that
+// failure left open (see actor.seal). Until that is written, open fails
+// with a *LogError and the session serves nothing: a session whose state on
+// disk says "running" with nobody driving it must not be shown or admitted
+// to as if it were.
 func (a *actor) open(create *Key) error {
+	f := a.m.failed.get(a.id)
+	err := a.load(create, f)
+	switch {
+	case f == nil:
+		return err
+	case errors.Is(err, ErrNotFound):
+		a.m.failed.resolve(f) // the session is gone: nothing to seal
+		return err
+	case err != nil:
+		lerr := a.m.failed.attempted(f, err)
+		a.m.log.Debug("run of a failed session log not sealed yet", "session", a.id, "run", f.run, "error", err)
+		return lerr
+	}
+	return nil
+}
+
+func (a *actor) load(create *Key, f *logFailure) error {
 	if create == nil && !a.m.exists(a.id) {
 		return fmt.Errorf("%w: session %q", ErrNotFound, a.id)
 	}
@@ -90,6 +115,20 @@ func (a *actor) open(create *Key) error {
 		a.m.log.Warn("truncated a torn tail of the session log", "session", a.id, "bytes", n)
 	}
 	a.md, a.w, a.st = md, w, st
+	if f != nil {
+		sealed, err := a.seal(f)
+		if err != nil {
+			w.Close() // the WAL is disabled: it returns err again
+			return err
+		}
+		if a.m.failed.resolve(f) {
+			if sealed {
+				a.m.log.Info("run sealed interrupted after its log failed; the session takes work again", "session", a.id, "run", f.run)
+			} else {
+				a.m.log.Info("session log writable again; its failed run had nothing left to seal", "session", a.id, "run", f.run)
+			}
+		}
+	}
 	a.lanes = newLanes(st.last)
 	a.publish(true)
 	go a.loop()
@@ -173,8 +212,9 @@ func (a *actor) stopRun(why EndReason) {
 
 // commit appends recs as one batch (one write, one fdatasync) and folds
 // them into the state once durable. Actor goroutine only. A failed append
-// disables the WAL for good: the actor refuses every later command and is
-// closed as soon as nothing holds it, so the next open recovers the log.
+// disables the WAL for good (see fail): the actor refuses every later
+// command, and the next open of the session recovers the log and seals the
+// run interrupted.
 func (a *actor) commit(recs ...Record) (uint64, error) {
 	if a.broken != nil {
 		return 0, a.broken
@@ -200,11 +240,11 @@ func (a *actor) commit(recs ...Record) (uint64, error) {
 	}
 	first, err := a.w.Append(payloads...)
 	if err != nil {
-		return 0, a.fail(err)
+		return 0, a.fail(recs[0].RunID, err)
 	}
 	for i, rec := range recs {
 		if err := a.st.apply(first+uint64(i), rec); err != nil {
-			return 0, a.fail(err)
+			return 0, a.fail(rec.RunID, err)
 		}
 	}
 	if project {
@@ -214,10 +254,23 @@ func (a *actor) commit(recs ...Record) (uint64, error) {
 	return first, nil
 }
 
-func (a *actor) fail(err error) error {
-	a.broken = fmt.Errorf("session %s: log unusable: %w", a.id, err)
+// fail handles a failed write of run's records. The WAL is closed at once,
+// which releases the writer lease, and the actor leaves the manager's map:
+// the next command on the session opens a new actor, which recovers the log
+// and seals the run, without waiting for this one's subscribers or its run
+// goroutine (they are told through lost and wind down on their own). The
+// failure is logged and reported by Health until the run is sealed.
+// Actor goroutine only.
+func (a *actor) fail(run string, err error) error {
+	if a.broken != nil {
+		return a.broken
+	}
+	a.broken = &LogError{SessionID: a.id, RunID: run, Err: err}
 	a.failed.Store(true)
-	a.m.log.Error("session log failed; the session closes and recovers on its next use", "session", a.id, "error", err)
+	a.w.Close() // its error is the sticky one, err
+	close(a.lost)
+	a.m.logFailed(a.id, run, err)
+	a.m.retire(a)
 	return a.broken
 }
 
@@ -244,9 +297,10 @@ func (a *actor) close() error {
 		<-a.ready
 		if a.openErr == nil {
 			closeWAL := func() error {
-				if a.broken == nil {
-					a.publish(true)
+				if a.broken != nil {
+					return nil // closed by fail
 				}
+				a.publish(true)
 				return a.w.Close()
 			}
 			if xerr := a.exec(closeWAL); xerr != nil && !errors.Is(xerr, errActorClosed) && a.broken == nil {

@@ -170,6 +170,9 @@ func (m *Manager) freeze(ctx context.Context, p Params) (*RunStarted, error) {
 // admit writes RunStarted and starts the run, unless the key already names
 // a run or another run holds the session. Actor goroutine only.
 func (a *actor) admit(st *RunStarted) (Admitted, error) {
+	if a.broken != nil {
+		return Admitted{}, a.broken // its open run is not running: it is being sealed
+	}
 	if r := a.st.byKey[st.IdempotencyKey]; r != nil {
 		return a.admitted(r, st.Prompt)
 	}

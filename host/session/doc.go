@@ -79,9 +79,19 @@
 //     resume) but withheld from the control lane.
 //   - Records are JSON with a schema version: fsync, not encoding, bounds
 //     the cost (durable-loop note, §4.2). A tool result keeps at most 1 MiB.
+//   - A failed write or fdatasync of the log (a full disk) ends the run
+//     interrupted with the error, written by the next open of the session:
+//     any request to it, a retry loop (Options.SealRetry, doubling to a
+//     minute) and Shutdown. The failing actor closes its WAL (releasing the
+//     lease) and leaves the manager at once, so the session answers
+//     ErrLogFailed (503), not ErrBusy, and opens afresh for the next
+//     request. Health reports the session until the run is sealed; the
+//     failure is logged once. It is kept in memory only: a process that
+//     stops first leaves the run to crash recovery.
 //
 // The package must never send a tool call before its intent is durable,
 // never send a call twice after a crash, never retry a failed WAL write or
-// fsync (the actor stops and the next open recovers), never hold a
-// credential, and never show a recalled value to a subscriber.
+// fsync on the same WAL (the actor stops; a new open recovers the log and
+// seals the run), never hold a credential, and never show a recalled value
+// to a subscriber.
 package session

@@ -29,6 +29,10 @@ var (
 	ErrUnavailable = errors.New("unavailable")
 	// ErrShuttingDown: the host stopped admitting work (SIGTERM).
 	ErrShuttingDown = errors.New("shutting down")
+	// ErrLogFailed: a write or fdatasync of the session's log failed (a
+	// full disk, a read-only state directory). The error is a *LogError;
+	// Health reports a *HealthError matching it too.
+	ErrLogFailed = errors.New("session log failed")
 	// ErrLocked: another writer (usually another axon process) holds the
 	// session's WAL. It is wal.ErrLocked.
 	ErrLocked = wal.ErrLocked

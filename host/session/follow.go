@@ -37,7 +37,9 @@ var errStop = errors.New("stop")
 // receives a gap item saying how many before its next item.
 //
 // Follow returns nil once opts.Run has ended, fn's error when it fails,
-// ctx's when it ends, and ErrShuttingDown when the host stops.
+// ctx's when it ends, ErrShuttingDown when the host stops, and a *LogError
+// when the session's log fails (follow again from the last cursor: the
+// run's interrupted end is there once the log can be written).
 func (m *Manager) Follow(ctx context.Context, id string, after Cursor, opts FollowOptions, fn func(Item) error) error {
 	if !validID(id) || !m.exists(id) {
 		return fmt.Errorf("%w: session %q", ErrNotFound, id)
@@ -47,6 +49,9 @@ func (m *Manager) Follow(ctx context.Context, id string, after Cursor, opts Foll
 		return err
 	}
 	defer m.release(a)
+	if lost(a) {
+		return a.broken
+	}
 	ended := false
 	if opts.Run != "" {
 		if ended, err = a.runEndedBefore(opts.Run, after); err != nil {
@@ -102,6 +107,9 @@ func (m *Manager) Follow(ctx context.Context, id string, after Cursor, opts Foll
 				return nil
 			}
 			if err != nil {
+				if lost(a) {
+					return a.broken
+				}
 				return err
 			}
 			// replay delivers whole records: every event of cur.Seq is seen.
@@ -117,7 +125,19 @@ func (m *Manager) Follow(ctx context.Context, id string, after Cursor, opts Foll
 			return ctx.Err()
 		case <-m.quit:
 			return ErrShuttingDown
+		case <-a.lost:
+			return a.broken
 		}
+	}
+}
+
+// lost reports whether a's WAL failed; a.broken is set once it has.
+func lost(a *actor) bool {
+	select {
+	case <-a.lost:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -234,5 +254,8 @@ func (m *Manager) Transcript(ctx context.Context, id string, after Cursor, limit
 		page.Next = e.Cursor
 		return nil
 	})
+	if err != nil && lost(a) {
+		err = a.broken
+	}
 	return page, err
 }

@@ -45,6 +45,11 @@ type Options struct {
 	// IdleClose is how long a session with no run and no subscriber keeps
 	// its WAL open (and its writer lease). 1m.
 	IdleClose time.Duration
+	// SealRetry is how long after a failed write of a session's log (a full
+	// disk) the host first tries again to seal the run it was writing; the
+	// wait then doubles, up to a minute. Any request that opens the session
+	// tries too. 1s.
+	SealRetry time.Duration
 	// DefaultChain (default "default") and DefaultMaxTurns (10) fill a
 	// request that names none.
 	DefaultChain    string
@@ -66,6 +71,9 @@ func (o *Options) defaults() {
 	}
 	if o.IdleClose <= 0 {
 		o.IdleClose = time.Minute
+	}
+	if o.SealRetry <= 0 {
+		o.SealRetry = time.Second
 	}
 	if o.DefaultChain == "" {
 		o.DefaultChain = "default"
@@ -98,7 +106,9 @@ type Manager struct {
 
 	quit         chan struct{} // closed by Shutdown: subscribers end
 	runs         sync.WaitGroup
+	bg           sync.WaitGroup // seal retry loops
 	shutdownOnce sync.Once
+	failed       failures // sessions whose log failed, until their run is sealed
 
 	mu      sync.Mutex
 	actors  map[string]*actor
@@ -196,6 +206,10 @@ func (m *Manager) shutdown(ctx context.Context) error {
 			err = cerr
 		}
 	}
+	m.bg.Wait()
+	if ctx.Err() == nil {
+		m.sealAtExit()
+	}
 	return err
 }
 
@@ -261,7 +275,7 @@ func (m *Manager) release(a *actor) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a.refs--
-	if a.refs > 0 || a.closing || m.actors[a.id] != a {
+	if a.refs > 0 || a.closing || (m.actors[a.id] != a && !a.retired) {
 		return
 	}
 	delay := m.opts.IdleClose
@@ -277,7 +291,7 @@ func (m *Manager) release(a *actor) {
 // closeIfIdle closes a when nothing holds it, releasing its writer lease.
 func (m *Manager) closeIfIdle(a *actor) {
 	m.mu.Lock()
-	if a.refs > 0 || a.closing || m.actors[a.id] != a {
+	if a.refs > 0 || a.closing || (m.actors[a.id] != a && !a.retired) {
 		m.mu.Unlock()
 		return
 	}
@@ -286,6 +300,18 @@ func (m *Manager) closeIfIdle(a *actor) {
 	if err := a.close(); err != nil {
 		m.log.Warn("session close", "session", a.id, "error", err)
 	}
+}
+
+// retire takes an actor whose WAL failed out of the map, so that the next
+// acquire opens the session afresh while this one winds down; release
+// closes it once nothing holds it.
+func (m *Manager) retire(a *actor) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.actors[a.id] == a {
+		delete(m.actors, a.id)
+	}
+	a.retired = true
 }
 
 // forget removes a closed actor from the map and wakes acquirers waiting
@@ -348,6 +374,9 @@ func (m *Manager) Sessions() []SessionInfo {
 	out := make([]SessionInfo, len(list))
 	for i, s := range list {
 		out[i] = s.summary()
+		if f := m.failed.get(s.ID); f != nil && out[i].Error == "" {
+			out[i].Error = (&LogError{SessionID: f.session, RunID: f.run, Err: f.err}).Error()
+		}
 	}
 	return out
 }
@@ -360,6 +389,15 @@ func (m *Manager) Session(id string) (*SessionInfo, error) {
 	}
 	a, err := m.acquire(id, nil)
 	if err != nil {
+		if errors.Is(err, ErrLogFailed) {
+			// The run index as it was when the log failed, saying so.
+			if info, ok := m.proj.get(id); ok {
+				c := *info
+				c.Error = err.Error()
+				return &c, nil
+			}
+			return m.unreadable(id, err), nil
+		}
 		if errors.Is(err, ErrLocked) {
 			return m.unreadable(id, err), nil
 		}

@@ -48,9 +48,12 @@ type RunInfo struct {
 	// IndeterminateToolCalls repeats RunFinished's list: calls whose effect
 	// is unknown and that were never sent again.
 	IndeterminateToolCalls []string `json:"indeterminate_tool_calls,omitempty"`
-	Tokens                 int64    `json:"tokens"`                      // reported tokens, all steps
-	TokensUnreported       bool     `json:"tokens_unreported,omitempty"` // a step reported none
-	CostUSD                *float64 `json:"cost_usd,omitempty"`          // absent when a step was unpriced
+	// Error is RunFinished's: why a run ended interrupted by a failed log,
+	// failed, refused or over budget.
+	Error            *ErrorInfo `json:"error,omitempty"`
+	Tokens           int64      `json:"tokens"`                      // reported tokens, all steps
+	TokensUnreported bool       `json:"tokens_unreported,omitempty"` // a step reported none
+	CostUSD          *float64   `json:"cost_usd,omitempty"`          // absent when a step was unpriced
 }
 
 // UsageFact is the usage of one model step, as the provider reported it:
@@ -86,7 +89,7 @@ func project(id string, md meta, lineage string, s *sessionState) *SessionInfo {
 			ri.CostUSD = &c
 		}
 		if r.end != nil {
-			ri.Reason, ri.IndeterminateToolCalls = r.end.Reason, r.end.IndeterminateToolCalls
+			ri.Reason, ri.IndeterminateToolCalls, ri.Error = r.end.Reason, r.end.IndeterminateToolCalls, r.end.Error
 			at := r.endedAt
 			ri.EndedAt = &at
 		}

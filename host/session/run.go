@@ -76,7 +76,7 @@ func (a *actor) drive(rn *runner) {
 			return nil
 		})
 		if err != nil {
-			a.m.log.Error("run stopped", "session", a.id, "run", rn.id, "error", err)
+			a.stopped(rn, err)
 			return
 		}
 		switch act.kind {
@@ -85,7 +85,7 @@ func (a *actor) drive(rn *runner) {
 			return
 		case actFinish:
 			if err := a.finish(rn.id, act.end); err != nil {
-				a.m.log.Error("run not sealed", "session", a.id, "run", rn.id, "error", err)
+				a.stopped(rn, err)
 			}
 			return
 		case actModel:
@@ -94,10 +94,20 @@ func (a *actor) drive(rn *runner) {
 			err = a.dispatch(rn, act)
 		}
 		if err != nil {
-			a.m.log.Error("run stopped", "session", a.id, "run", rn.id, "error", err)
+			a.stopped(rn, err)
 			return
 		}
 	}
+}
+
+// stopped logs why the driver of rn gave up. A failed log was logged once
+// when it failed (Manager.logFailed); the driver only notes it.
+func (a *actor) stopped(rn *runner, err error) {
+	if errors.Is(err, ErrLogFailed) {
+		a.m.log.Debug("run driver stopped: the session log failed", "session", a.id, "run", rn.id)
+		return
+	}
+	a.m.log.Error("run stopped", "session", a.id, "run", rn.id, "error", err)
 }
 
 // finish writes RunFinished.

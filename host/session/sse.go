@@ -63,6 +63,10 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 		sw.send("", "end", map[string]string{"reason": "run_ended"})
 	case errors.Is(err, ErrShuttingDown):
 		sw.send("", "end", map[string]string{"reason": "shutting_down"})
+	case errors.Is(err, ErrLogFailed):
+		// Reconnect from the last event id: the run's interrupted end is
+		// there once the log can be written.
+		sw.send("", "end", map[string]string{"reason": "session_log_failed", "error": err.Error()})
 	}
 }
 
