@@ -17,8 +17,8 @@ import (
 // context's cause) when a limit or deadline fires.
 type call struct {
 	ctx    context.Context
-	cancel context.CancelCauseFunc
-	total  *time.Timer
+	cancel context.CancelCauseFunc // with a *spec.Error: abort
+	stop   context.CancelFunc      // the total deadline's
 	slots  chan struct{}
 	once   sync.Once
 }
@@ -34,13 +34,12 @@ func (s *Service) begin(parent context.Context, body io.Reader) (*call, error) {
 			Message: fmt.Sprintf("egress: %d requests of this plugin already in flight (max_concurrent)", cap(s.slots))}
 	}
 	ctx, cancel := context.WithCancelCause(parent)
-	c := &call{ctx: ctx, cancel: cancel, slots: s.slots}
-	total := s.grant.TotalTimeout
-	c.total = time.AfterFunc(total, func() {
-		c.abort(&spec.Error{Class: spec.ClassTransient, Code: spec.ErrTimeout.Code,
-			Message: fmt.Sprintf("egress: request not finished within total_timeout %s", total)})
-		c.end() // the slot comes back even if no one reads or closes the body
-	})
+	ctx, stop := context.WithTimeoutCause(ctx, s.grant.TotalTimeout, &spec.Error{Class: spec.ClassTransient, Code: spec.ErrTimeout.Code,
+		Message: fmt.Sprintf("egress: request not finished within total_timeout %s", s.grant.TotalTimeout)})
+	c := &call{ctx: ctx, cancel: cancel, stop: stop, slots: s.slots}
+	// Whatever ends the call (the deadline, a limit, the caller) frees its
+	// slot, even if no one reads or closes the response body.
+	context.AfterFunc(ctx, c.end)
 	// A Read blocked on the plugin's body holds net/http's writer
 	// goroutine; closing the body, once the call is over, lets it go.
 	if cl, ok := body.(io.Closer); ok {
@@ -64,7 +63,7 @@ func (c *call) failure() error {
 // end releases everything the call holds; it is safe to call twice.
 func (c *call) end() {
 	c.once.Do(func() {
-		c.total.Stop()
+		c.stop()
 		c.cancel(nil)
 		<-c.slots
 	})
