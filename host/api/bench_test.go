@@ -23,7 +23,7 @@ func benchExchange(b *testing.B, d dialect) *exchange {
 	b.Helper()
 	cfg := defaultConfig()
 	w := newRecorder(&discardWriter{h: http.Header{}}, time.Now())
-	x := newExchange(cfg, w, d, &call{model: "default", req: &sdk.Request{}, stream: true, includeUsage: true}, "default")
+	x := newExchange(cfg, w, d, &call{model: "default", req: &sdk.Request{}, stream: true, includeUsage: true}, "default", context.Background(), func() {})
 	if err := x.Send(context.Background(), start("glm-4.6")); err != nil {
 		b.Fatal(err)
 	}

@@ -21,6 +21,7 @@ const (
 	kindNotFound                    // no such model or route
 	kindMethod                      // the route exists for another method
 	kindTooLarge                    // the body is over the limit
+	kindTimeout                     // the body did not arrive in time
 	kindContextOverflow             // the prompt does not fit any provider's window
 	kindContentFilter               // a provider refused
 	kindQuota                       // a provider's billing or spend cap is exhausted
@@ -51,6 +52,9 @@ func (k kind) wire() wireStatus {
 		return wireStatus{405, "invalid_request_error", 405, "invalid_request_error", "false"}
 	case kindTooLarge:
 		return wireStatus{413, "invalid_request_error", 413, "request_too_large", "false"}
+	case kindTimeout:
+		// No x-should-retry: the clients' own rule (they retry a 408) fits.
+		return wireStatus{408, "invalid_request_error", 408, "invalid_request_error", ""}
 	case kindContextOverflow:
 		return wireStatus{400, "invalid_request_error", 400, "invalid_request_error", "false"}
 	case kindContentFilter:

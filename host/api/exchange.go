@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -53,20 +55,25 @@ type streamEncoder interface {
 // frames as events come; for a whole response it collects until finish.
 // Sends are serialised, and refused once the response is finished.
 type exchange struct {
-	cfg   config
-	w     *recorder
-	d     dialect
-	c     *call
-	id    string
-	chain string // the chain the requested model names, until the backend says
+	cfg    config
+	w      *recorder
+	d      dialect
+	c      *call
+	id     string
+	chain  string             // the chain the requested model names, until the backend says
+	client context.Context    // the request's: done when the client has gone
+	cancel context.CancelFunc // stops the backend call
 
-	mu     sync.Mutex
-	turn   turn
-	ann    Answer
-	enc    streamEncoder // set once the stream has started
-	buf    []byte
-	closed bool
-	werr   error // writing to the client failed
+	mu      sync.Mutex
+	turn    turn
+	ann     Answer
+	enc     streamEncoder // set once the stream has started
+	buf     []byte
+	closed  bool
+	ended   bool       // the response was ended before Generate returned (shutdown)
+	werr    error      // writing to the client failed
+	failure *wireError // why the front door stopped the answer itself, if it did
+	stopErr error      // what Send returns once failure is set
 }
 
 var (
@@ -74,12 +81,14 @@ var (
 	_ Announcer = (*exchange)(nil)
 )
 
-func newExchange(cfg config, w *recorder, d dialect, c *call, model string) *exchange {
+// newExchange starts the exchange of one request; client is the request's
+// context and cancel stops the backend call made for it.
+func newExchange(cfg config, w *recorder, d dialect, c *call, model string, client context.Context, cancel context.CancelFunc) *exchange {
 	chain, _, _ := strings.Cut(model, "/")
 	return &exchange{
-		cfg: cfg, w: w, d: d, c: c, chain: chain,
+		cfg: cfg, w: w, d: d, c: c, chain: chain, client: client, cancel: cancel,
 		id:   d.idPrefix() + cfg.newID(),
-		turn: turn{keepParts: !c.stream, newID: cfg.newID},
+		turn: turn{keepParts: !c.stream, maxKept: cfg.maxAnswer, newID: cfg.newID},
 	}
 }
 
@@ -94,14 +103,25 @@ func (x *exchange) Announce(a Answer) {
 func (x *exchange) Send(_ context.Context, ev sdk.Event) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.closed {
+	switch {
+	case x.stopErr != nil:
+		return x.stopErr
+	case x.closed:
 		return sdk.Permanentf("event %q after the response was finished", ev.Type)
-	}
-	if x.werr != nil {
+	case x.werr != nil:
+		return x.werr
+	case x.client.Err() != nil:
+		x.werr = clientGone(x.client.Err())
 		return x.werr
 	}
 	ev, err := x.turn.add(ev)
 	if err != nil {
+		var big *answerTooLargeError
+		if errors.As(err, &big) {
+			x.stop(&wireError{kind: kindUpstream, code: "answer_too_large", message: big.Error()},
+				&sdk.Error{Class: sdk.ClassPermanent, Code: "answer_too_large", Message: big.Error()})
+			return x.stopErr
+		}
 		return err
 	}
 	x.w.rec.Events++
@@ -144,10 +164,43 @@ func (x *exchange) flush() error {
 		err = x.w.flush()
 	}
 	if err != nil {
-		x.werr = sdk.Permanentf("writing to the client: %v", err)
+		x.werr = clientGone(err)
 		return x.werr
 	}
 	return nil
+}
+
+// clientGone is what Send returns once the client cannot be written to:
+// it wraps context.Canceled, so the backend and its observers can tell a
+// client that left from a provider that failed.
+func clientGone(cause error) error {
+	return fmt.Errorf("the client went away (%v): %w", cause, context.Canceled)
+}
+
+// stop ends the answer for a reason of the front door's own (e): the
+// backend call is cancelled and further events are refused with err. The
+// client is told e when Generate returns.
+func (x *exchange) stop(e *wireError, err error) {
+	x.failure, x.stopErr = e, err
+	x.cancel()
+}
+
+// shutdown ends a response still running when the server shuts down, at
+// once and whatever the backend does: a started stream with an in-band
+// error event, anything else with a 503 / 529. It runs on a goroutine of its
+// own; the mutex orders it with Send and finish, and once finish has run it
+// does nothing.
+func (x *exchange) shutdown() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return
+	}
+	e := shuttingDown(x.enc != nil, x.cfg.retryAfter)
+	x.stop(e, &sdk.Error{Class: sdk.ClassTransient, Code: e.code, Message: e.message})
+	x.closed, x.ended = true, true
+	x.fail(e)
+	_ = x.w.flush() // a whole response's error goes out now, not when the backend returns
 }
 
 // finish completes the response once Generate has returned ans and err.
@@ -159,6 +212,18 @@ func (x *exchange) finish(ans *Answer, err error) {
 		x.ann = mergeAnswer(x.ann, *ans)
 	}
 	x.w.rec.Provider, x.w.rec.Chain = x.ann.Provider, x.chainName()
+	switch {
+	case x.ended:
+		return // shutdown has told the client
+	case x.werr != nil || x.client.Err() != nil:
+		// The client left: nobody can be told anything, and whatever failed
+		// after that is no provider's fault.
+		x.w.rec.Canceled, x.w.rec.Status = true, StatusClientClosedRequest
+		return
+	case x.failure != nil:
+		x.fail(x.failure)
+		return
+	}
 	if err == nil && !x.turn.finished {
 		err = noFinishError()
 	}

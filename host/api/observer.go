@@ -18,6 +18,11 @@ type ObserverFunc func(r Record)
 
 func (f ObserverFunc) ObserveRequest(r Record) { f(r) }
 
+// StatusClientClosedRequest is the Status of a request the client
+// abandoned: 499, the number nginx gave "client closed request". No client
+// ever receives it.
+const StatusClientClosedRequest = 499
+
 // Record describes one completed request. It holds names, classes, codes and
 // numbers only, never message text.
 type Record struct {
@@ -25,7 +30,10 @@ type Record struct {
 	Model  string // the model field as the client sent it
 	Stream bool
 	// Status is the HTTP status sent. A stream that failed after it started
-	// has status 200 and InBand set.
+	// has status 200 and InBand set. A request whose client went away before
+	// its response was complete has StatusClientClosedRequest (and
+	// Canceled), whatever had been sent: it is neither a success nor a
+	// server error.
 	Status int
 	// Class is the error class of a failed generation ("" on success, for
 	// failures the front door found itself, such as bad JSON, and for
@@ -35,7 +43,9 @@ type Record struct {
 	Code      string
 	InBand    bool // the failure was reported inside a started stream
 	Committed bool // the backend marked its failure as committed (CommittedError)
-	Canceled  bool // the client went away before the response was complete
+	// Canceled: the client went away before the response was complete. Class,
+	// Code, InBand and Committed are then empty: nothing more was reported.
+	Canceled  bool
 	Provider  string
 	Chain     string
 	Latency   time.Duration // from the request's arrival to the last byte

@@ -1,7 +1,7 @@
 package api
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,7 +16,8 @@ type server struct {
 	backend Backend
 	mux     *http.ServeMux
 	auth    *tokenCheck // nil: no client authentication
-	started time.Time   // the "created" time of the model list
+	admit   *admission
+	started time.Time // the "created" time of the model list
 }
 
 var _ http.Handler = (*server)(nil)
@@ -32,11 +33,9 @@ var _ http.Handler = (*server)(nil)
 //
 // New does no I/O; the caller owns the listener and the http.Server.
 func New(b Backend, opts ...Option) http.Handler {
-	cfg := defaultConfig()
-	for _, o := range opts {
-		o(&cfg)
-	}
-	s := &server{cfg: cfg, backend: b, mux: http.NewServeMux(), started: cfg.now()}
+	cfg := newConfig(opts)
+	s := &server{cfg: cfg, backend: b, mux: http.NewServeMux(), started: cfg.now(),
+		admit: newAdmission(cfg.maxInFlight, cfg.maxPerChain)}
 	if cfg.token != "" {
 		s.auth = newTokenCheck(cfg.token)
 	}
@@ -106,9 +105,20 @@ func (s *server) health(w *recorder, _ *http.Request) {
 	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
 }
 
-// generate serves one wire format's generation endpoint.
+// generate serves one wire format's generation endpoint. A request holds a
+// slot of the total from before its body is read, so the bodies in memory
+// are bounded too, and a slot of its chain once the model names one.
 func (s *server) generate(d dialect) func(*recorder, *http.Request) {
 	return func(w *recorder, r *http.Request) {
+		if s.cfg.shutdown.Err() != nil {
+			writeError(w, d, shuttingDown(false, s.cfg.retryAfter))
+			return
+		}
+		if !s.admit.enter() {
+			writeError(w, d, overloaded(fmt.Sprintf("axon is serving its limit of %d requests at once", s.cfg.maxInFlight), s.cfg.retryAfter))
+			return
+		}
+		defer s.admit.leave()
 		body, werr := s.readBody(w, r)
 		if werr != nil {
 			writeError(w, d, werr)
@@ -125,35 +135,19 @@ func (s *server) generate(d dialect) func(*recorder, *http.Request) {
 			writeError(w, d, werr)
 			return
 		}
-		x := newExchange(s.cfg, w, d, c, model)
-		ans, err := s.backend.Generate(r.Context(), model, c.req, x)
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		x := newExchange(s.cfg, w, d, c, model, r.Context(), cancel)
+		if !s.admit.enterChain(x.chain) {
+			writeError(w, d, overloaded(fmt.Sprintf("chain %q is serving its limit of %d requests at once", x.chain, s.cfg.maxPerChain), s.cfg.retryAfter))
+			return
+		}
+		defer s.admit.leaveChain(x.chain)
+		stop := context.AfterFunc(s.cfg.shutdown, x.shutdown)
+		defer stop()
+		ans, err := s.backend.Generate(ctx, model, c.req, x)
 		x.finish(ans, err)
-		if r.Context().Err() != nil {
-			// The client left: whatever failed after that is no provider's fault.
-			w.rec.Canceled, w.rec.Class = true, ""
-		}
 	}
-}
-
-// readBody reads the request body, refusing one over the limit with 413.
-func (s *server) readBody(w *recorder, r *http.Request) ([]byte, *wireError) {
-	tooLarge := &wireError{kind: kindTooLarge, code: "request_too_large",
-		message: fmt.Sprintf("the request body is larger than the limit of %d bytes", s.cfg.maxBody)}
-	if r.ContentLength > s.cfg.maxBody {
-		return nil, tooLarge
-	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength) + 1) // +1: ReadFrom needs room to see EOF
-	}
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.maxBody)); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, tooLarge
-		}
-		return nil, &wireError{kind: kindInvalid, code: "invalid_body", message: "reading the request body: " + err.Error()}
-	}
-	return buf.Bytes(), nil
 }
 
 // dialectFor picks the error shape for a path outside the generation

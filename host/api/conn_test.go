@@ -1,0 +1,176 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// hangGuard bounds every wait on a connection in these tests. It is no
+// claim: the limits under test are a fraction of it, and reaching it fails.
+const hangGuard = 10 * time.Second
+
+// serveReal serves New(b, opts...) on loopback with the http.Server that
+// HTTPServer builds from the same options, and returns its address.
+func serveReal(t *testing.T, b Backend, opts ...Option) string {
+	t.Helper()
+	opts = append([]Option{fixedIDs(), WithClock(func() time.Time { return testTime })}, opts...)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := HTTPServer(New(b, opts...), opts...)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { srv.Close() })
+	return l.Addr().String()
+}
+
+// dial opens a raw connection to addr with the hang guard as its deadline.
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.SetDeadline(time.Now().Add(hangGuard)); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// closedByServer reads r until the server closes the connection, failing
+// if the hang guard fires first. It returns what was read.
+func closedByServer(t *testing.T, r io.Reader) string {
+	t.Helper()
+	b, err := io.ReadAll(r)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the server kept the connection open for %s (read so far: %q)", hangGuard, b)
+	}
+	return string(b) // io.EOF or a reset: closed either way
+}
+
+// TestConnectionLimits: clients that send headers or a body too slowly,
+// or keep an idle connection, are disconnected within the configured
+// limits; a body too slow is answered with 408 in the client's format first.
+func TestConnectionLimits(t *testing.T) {
+	t.Parallel()
+	const limit = 100 * time.Millisecond
+	addr := serveReal(t, &fakeBackend{events: okEvents},
+		WithReadHeaderTimeout(limit), WithBodyTimeout(limit), WithIdleTimeout(limit), WithMaxHeaderBytes(1<<10))
+
+	t.Run("slow headers", func(t *testing.T) {
+		t.Parallel()
+		c := dial(t, addr)
+		if _, err := io.WriteString(c, "POST /v1/messages HTTP/1.1\r\nHost: axon\r\nContent-Type: appl"); err != nil {
+			t.Fatal(err)
+		}
+		closedByServer(t, c)
+	})
+	for _, f := range []struct{ path, want string }{
+		{"/v1/chat/completions", `{"error":{"message":"the request body did not arrive within 100ms","type":"invalid_request_error","param":null,"code":"request_timeout"}}`},
+		{"/v1/messages", `{"type":"error","error":{"type":"invalid_request_error","message":"the request body did not arrive within 100ms"}}`},
+	} {
+		t.Run("slow body "+f.path, func(t *testing.T) {
+			t.Parallel()
+			c := dial(t, addr)
+			if _, err := io.WriteString(c, "POST "+f.path+" HTTP/1.1\r\nHost: axon\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"model\":"); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("no response before the connection ended: %v", err)
+			}
+			body := readAll(t, resp.Body)
+			if resp.StatusCode != http.StatusRequestTimeout {
+				t.Fatalf("status %d, want 408: %s", resp.StatusCode, body)
+			}
+			sameJSON(t, body, f.want)
+			closedByServer(t, br)
+		})
+	}
+	t.Run("idle keep-alive", func(t *testing.T) {
+		t.Parallel()
+		c := dial(t, addr)
+		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: axon\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAll(t, resp.Body)
+		if resp.Close {
+			t.Fatal("the server closed the connection after the response: nothing to test")
+		}
+		if rest := closedByServer(t, br); rest != "" {
+			t.Errorf("unexpected bytes on an idle connection: %q", rest)
+		}
+	})
+	t.Run("headers over the limit", func(t *testing.T) {
+		t.Parallel()
+		c := dial(t, addr)
+		// net/http allows 4 KiB over MaxHeaderBytes; this is well past both.
+		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: axon\r\nX-Big: "+strings.Repeat("a", 16<<10)+"\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+			t.Errorf("status %d, want 431", resp.StatusCode)
+		}
+	})
+}
+
+// TestBodyTimeoutSparesStreams: the body deadline ends with the body. A
+// stream that lasts several times longer completes, its context intact.
+func TestBodyTimeoutSparesStreams(t *testing.T) {
+	t.Parallel()
+	const limit = 50 * time.Millisecond
+	b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+		if err := out.Send(ctx, text("a")); err != nil {
+			return nil, err
+		}
+		select {
+		case <-time.After(4 * limit): // a generation that outlasts the body deadline
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		for _, ev := range []sdk.Event{text("b"), finish(sdk.FinishStop)} {
+			if err := out.Send(ctx, ev); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}}
+	addr := serveReal(t, b, WithBodyTimeout(limit))
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/v1/chat/completions",
+		strings.NewReader(`{"model":"default","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if body := readAll(t, resp.Body); !strings.HasSuffix(body, "data: [DONE]\n\n") {
+		t.Errorf("the stream did not complete: %s", body)
+	}
+}
