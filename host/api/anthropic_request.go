@@ -20,40 +20,40 @@ func (anthropicDialect) errorBody(e *wireError) (int, []byte) { return e.anthrop
 // anthropicRequest is the part of a Messages request axon reads. Fields it
 // does not know (metadata, service_tier, ...) are ignored.
 type anthropicRequest struct {
-	Model         string                `json:"model"`
-	MaxTokens     *int                  `json:"max_tokens"`
-	System        json.RawMessage       `json:"system"`
-	Messages      []anthropicMessage    `json:"messages"`
-	Tools         []anthropicTool       `json:"tools"`
-	ToolChoice    *anthropicToolChoice  `json:"tool_choice"`
-	Temperature   *float64              `json:"temperature"`
-	StopSequences []string              `json:"stop_sequences"`
-	Stream        bool                  `json:"stream"`
-	Thinking      *anthropicThinkingOpt `json:"thinking"`
+	Model         string                 `json:"model"`
+	MaxTokens     *int                   `json:"max_tokens"`
+	System        textOr[anthropicBlock] `json:"system"`
+	Messages      []anthropicMessage     `json:"messages"`
+	Tools         []anthropicTool        `json:"tools"`
+	ToolChoice    *anthropicToolChoice   `json:"tool_choice"`
+	Temperature   *float64               `json:"temperature"`
+	StopSequences []string               `json:"stop_sequences"`
+	Stream        bool                   `json:"stream"`
+	Thinking      *anthropicThinkingOpt  `json:"thinking"`
 	// Passed to the provider plugins through sdk.Request.Options.
 	TopP json.RawMessage `json:"top_p"`
 	TopK json.RawMessage `json:"top_k"`
 }
 
 type anthropicMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role    string                 `json:"role"`
+	Content textOr[anthropicBlock] `json:"content"`
 }
 
 // anthropicBlock is any content block; Type says which fields apply.
 type anthropicBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Source    *anthropicImage `json:"source"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Thinking  string          `json:"thinking"`
-	Signature string          `json:"signature"`
-	Data      string          `json:"data"`
+	Type      string                 `json:"type"`
+	Text      string                 `json:"text"`
+	Source    *anthropicImage        `json:"source"`
+	ID        string                 `json:"id"`
+	Name      string                 `json:"name"`
+	Input     json.RawMessage        `json:"input"`
+	ToolUseID string                 `json:"tool_use_id"`
+	Content   textOr[anthropicBlock] `json:"content"` // of a tool_result
+	IsError   bool                   `json:"is_error"`
+	Thinking  string                 `json:"thinking"`
+	Signature string                 `json:"signature"`
+	Data      string                 `json:"data"`
 }
 
 type anthropicImage struct {
@@ -126,20 +126,17 @@ func (anthropicDialect) decode(body []byte) (*call, error) {
 }
 
 // anthropicSystem reads system: a string or a list of text blocks.
-func anthropicSystem(raw json.RawMessage) (string, error) {
-	if absent(raw) {
+func anthropicSystem(sys textOr[anthropicBlock]) (string, error) {
+	switch {
+	case !sys.set:
 		return "", nil
+	case sys.bad:
+		return "", invalidf("system", "want a string or a list of text blocks")
+	case sys.isText:
+		return sys.text, nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var blocks []anthropicBlock
-	if err := decodeField("system", raw, &blocks, "a string or a list of text blocks"); err != nil {
-		return "", err
-	}
-	texts := make([]string, 0, len(blocks))
-	for i, b := range blocks {
+	texts := make([]string, 0, len(sys.list))
+	for i, b := range sys.list {
 		if b.Type != "text" {
 			return "", unsupportedf(fmt.Sprintf("system[%d].type", i), "%q is not supported: only text", b.Type)
 		}
@@ -200,19 +197,16 @@ func anthropicMessages(in []anthropicMessage) ([]sdk.Message, error) {
 }
 
 // anthropicContent reads content: a string (one text block) or blocks.
-func anthropicContent(param string, raw json.RawMessage) ([]anthropicBlock, error) {
-	if absent(raw) {
+func anthropicContent(param string, c textOr[anthropicBlock]) ([]anthropicBlock, error) {
+	switch {
+	case !c.set:
 		return nil, missing(param)
+	case c.bad:
+		return nil, invalidf(param, "want a string or a list of content blocks")
+	case c.isText:
+		return []anthropicBlock{{Type: "text", Text: c.text}}, nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return []anthropicBlock{{Type: "text", Text: s}}, nil
-	}
-	var blocks []anthropicBlock
-	if err := decodeField(param, raw, &blocks, "a string or a list of content blocks"); err != nil {
-		return nil, err
-	}
-	return blocks, nil
+	return c.list, nil
 }
 
 func anthropicUserPart(param string, b anthropicBlock, names toolNames) (sdk.Part, error) {
@@ -283,11 +277,11 @@ func anthropicImagePart(param string, src *anthropicImage) (sdk.Part, error) {
 
 // anthropicResultContent reads a tool result's content: a string, or text
 // and image blocks.
-func anthropicResultContent(param string, raw json.RawMessage) ([]sdk.Part, error) {
-	if absent(raw) {
+func anthropicResultContent(param string, c textOr[anthropicBlock]) ([]sdk.Part, error) {
+	if !c.set {
 		return nil, nil
 	}
-	blocks, err := anthropicContent(param, raw)
+	blocks, err := anthropicContent(param, c)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,33 @@ func decodeBody(body []byte, v any) error {
 	return nil
 }
 
+// textOr is a field that holds a string or a list of T (message content,
+// a system prompt), decoded straight from the request body. It keeps no
+// copy of the field's bytes, as a json.RawMessage would until the field was
+// decoded a second time: for a large message that copy was a whole extra
+// body in memory. A malformed value is recorded, not returned, so the
+// caller can report it with the field's path.
+type textOr[T any] struct {
+	set    bool // present and not null
+	isText bool
+	text   string
+	list   []T
+	bad    bool // neither a string nor a list of T
+}
+
+func (f *textOr[T]) UnmarshalJSON(b []byte) error {
+	switch {
+	case string(b) == "null":
+	case len(b) > 0 && b[0] == '"':
+		f.set, f.isText = true, true
+		f.bad = json.Unmarshal(b, &f.text) != nil
+	default:
+		f.set = true
+		f.bad = json.Unmarshal(b, &f.list) != nil
+	}
+	return nil
+}
+
 // decodeField parses one raw field into v.
 func decodeField(param string, raw json.RawMessage, v any, want string) error {
 	if err := json.Unmarshal(raw, v); err != nil {

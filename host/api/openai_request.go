@@ -46,12 +46,12 @@ type openaiRequest struct {
 }
 
 type openaiMessage struct {
-	Role             string           `json:"role"`
-	Content          json.RawMessage  `json:"content"`
-	ToolCalls        []openaiToolCall `json:"tool_calls"`
-	ToolCallID       string           `json:"tool_call_id"`
-	ReasoningContent string           `json:"reasoning_content"` // DeepSeek and others
-	Reasoning        string           `json:"reasoning"`         // OpenRouter and others
+	Role             string             `json:"role"`
+	Content          textOr[openaiPart] `json:"content"`
+	ToolCalls        []openaiToolCall   `json:"tool_calls"`
+	ToolCallID       string             `json:"tool_call_id"`
+	ReasoningContent string             `json:"reasoning_content"` // DeepSeek and others
+	Reasoning        string             `json:"reasoning"`         // OpenRouter and others
 }
 
 type openaiToolCall struct {
@@ -226,20 +226,17 @@ func openaiMessages(in []openaiMessage) (string, []sdk.Message, error) {
 
 // openaiText reads content that may only hold text: a string or a list of
 // text parts, joined.
-func openaiText(param string, raw json.RawMessage) (string, error) {
-	if absent(raw) {
+func openaiText(param string, c textOr[openaiPart]) (string, error) {
+	switch {
+	case !c.set:
 		return "", nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []openaiPart
-	if err := decodeField(param, raw, &parts, "a string or a list of content parts"); err != nil {
-		return "", err
+	case c.bad:
+		return "", invalidf(param, "want a string or a list of content parts")
+	case c.isText:
+		return c.text, nil
 	}
 	var b strings.Builder
-	for i, p := range parts {
+	for i, p := range c.list {
 		switch p.Type {
 		case "text":
 			b.WriteString(p.Text)
@@ -253,20 +250,17 @@ func openaiText(param string, raw json.RawMessage) (string, error) {
 }
 
 // openaiUserParts reads user content: a string, or text and image parts.
-func openaiUserParts(param string, raw json.RawMessage) ([]sdk.Part, error) {
-	if absent(raw) {
+func openaiUserParts(param string, c textOr[openaiPart]) ([]sdk.Part, error) {
+	switch {
+	case !c.set:
 		return nil, missing(param)
+	case c.bad:
+		return nil, invalidf(param, "want a string or a list of content parts")
+	case c.isText:
+		return []sdk.Part{sdk.Text{Text: c.text}}, nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return []sdk.Part{sdk.Text{Text: s}}, nil
-	}
-	var parts []openaiPart
-	if err := decodeField(param, raw, &parts, "a string or a list of content parts"); err != nil {
-		return nil, err
-	}
-	out := make([]sdk.Part, 0, len(parts))
-	for i, p := range parts {
+	out := make([]sdk.Part, 0, len(c.list))
+	for i, p := range c.list {
 		pp := fmt.Sprintf("%s[%d]", param, i)
 		switch p.Type {
 		case "text":
