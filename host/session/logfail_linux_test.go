@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -394,5 +395,55 @@ func TestRunSealedOnceTheDiskHasRoom(t *testing.T) {
 	}
 	if n := len(slow.invocations()); n != len(calls) {
 		t.Errorf("%d tool calls, want %d (each once)", n, len(calls))
+	}
+}
+
+// A run whose log failed and that nothing sealed before SIGTERM is sealed
+// by Shutdown when the disk has room by then, so the next start does not
+// resume it and send the calls it had not sent.
+func TestShutdownSealsARunWhoseLogFailed(t *testing.T) {
+	t.Parallel()
+	var calls []sdk.ToolCall
+	for i := range 40 {
+		calls = append(calls, call(fmt.Sprintf("c%02d", i), "append_note", `{}`))
+	}
+	hold, entered := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	script := func(step int, req *sdk.Request) (answer, error) {
+		if step > 0 {
+			return answer{text: "done", usage: usage(1, 1)}, nil
+		}
+		a := answer{text: "writing ", calls: calls, usage: usage(1, 1)}
+		if !held.Swap(true) {
+			a.hold, a.entered = hold, entered
+		}
+		return a, nil
+	}
+	notes := newTool(sdk.SideEffectUnsafe, "append_note")
+	r, disk := diskRig(t, "256k", script, map[string]Tool{"notes": notes}, func(o *Options) { o.SealRetry = time.Hour })
+
+	adm := r.send(Params{Prompt: "take notes", Tools: []string{"notes"}})
+	<-entered
+	fill(t, disk, "filler", 1)
+	if _, err := followUntilFailure(t, r.m, adm, func() { close(hold) }); !errors.Is(err, ErrLogFailed) {
+		t.Fatalf("Follow = %v, want a session log failure", err)
+	}
+	if err := os.Remove(filepath.Join(disk, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	r.m = r.start()
+	if err := r.m.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	end := ofType(r.transcript(adm.SessionID), EvRunFinished)
+	if len(end) != 1 || end[0].Reason != string(EndInterrupted) || end[0].Error == nil || end[0].Error.Code != "log_failed" {
+		t.Fatalf("run ends %+v after the restart, want one interrupted end with the log error", end)
+	}
+	if n := len(notes.invocations()); n != 0 {
+		t.Errorf("%d tool calls after the restart, want none", n)
 	}
 }
