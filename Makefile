@@ -14,7 +14,7 @@ PLUGIN_DIRS := $(filter-out examples/client-%,$(patsubst %/main.go,%,$(wildcard 
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 
-.PHONY: all build run test test-deps test-race vet bench proto pi test-arm64 fixtures clean
+.PHONY: all build run test test-deps test-race vet fuzz bench proto pi test-arm64 fixtures clean
 
 all: build
 
@@ -43,6 +43,18 @@ test-deps:
 test: vet test-deps
 	$(GO) test -count=1 -timeout 10m ./...
 	CGO_ENABLED=1 $(GO) test -count=1 -race -timeout 10m ./sdk/... ./host/...
+	@$(MAKE) --no-print-directory fuzz
+
+# Mutates each fuzz target's seed corpus for FUZZTIME (go test alone runs
+# only the seeds). -fuzz takes one target in one package, hence a line each.
+# Longer: make fuzz FUZZTIME=5m (or make test FUZZTIME=5m). An input that
+# fails is written to the package's testdata/fuzz/<target>/.
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzOpenAIRequest$$' -fuzztime $(FUZZTIME) ./host/api/
+	$(GO) test -run '^$$' -fuzz '^FuzzAnthropicRequest$$' -fuzztime $(FUZZTIME) ./host/api/
+	$(GO) test -run '^$$' -fuzz '^FuzzSSEReader$$' -fuzztime $(FUZZTIME) ./sdk/sse/
+	$(GO) test -run '^$$' -fuzz '^FuzzHCLParse$$' -fuzztime $(FUZZTIME) ./hcl/config/
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/broker/
