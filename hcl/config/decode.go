@@ -4,6 +4,7 @@ import (
 	"net"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,7 @@ import (
 func (l *Loader) decodeFile(f *hcl.File, src Source) (*Config, hcl.Diagnostics) {
 	var raw rawFile
 	if diags := gohcl.DecodeBody(f.Body, nil, &raw); diags.HasErrors() {
-		return nil, diags
+		return nil, inSourceOrder(diags)
 	}
 	r := &reader{
 		ctx:  evalContext(src.Dir(), l.opts.HomeDir),
@@ -244,4 +245,21 @@ func (r *reader) vault(raw *rawVault) *Vault {
 		v.Dir = p
 	}
 	return v
+}
+
+// inSourceOrder sorts diagnostics by where they point: hcl reports a
+// block's unsupported arguments in map order, and `axon check` must print
+// the same thing every time.
+func inSourceOrder(diags hcl.Diagnostics) hcl.Diagnostics {
+	sort.SliceStable(diags, func(i, j int) bool {
+		a, b := diags[i].Subject, diags[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a != nil && b == nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
+	return diags
 }

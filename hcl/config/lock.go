@@ -94,7 +94,7 @@ func LoadLock(path string) (*Lock, map[string]*hcl.File, hcl.Diagnostics) {
 	}
 	var raw rawLock
 	if diags := gohcl.DecodeBody(f.Body, nil, &raw); diags.HasErrors() {
-		return nil, files, diags
+		return nil, files, inSourceOrder(diags)
 	}
 	r := &reader{}
 	lock := &Lock{}
