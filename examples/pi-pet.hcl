@@ -21,7 +21,8 @@ provider "glm" {
   context_window = 128000
 }
 
-# Local fallback on the Pi itself (or on a LAN box: set base_url). A Zero 2W
+# Local fallback on the Pi itself (or on a LAN box: set base_url to its IP,
+# e.g. "http://192.168.1.20:11434"; a LAN hostname is refused). A Zero 2W
 # runs a 0.5B model, slowly; it is enough to stay awake offline.
 provider "local" {
   preset = "ollama"

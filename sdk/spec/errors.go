@@ -71,7 +71,9 @@ var (
 	ErrPluginExited = &Error{Class: ClassTransient, Code: "plugin_exited"}
 	// ErrEgressDenied: the host refused an egress request (host not allowed).
 	ErrEgressDenied = &Error{Class: ClassPermanent, Code: "egress_denied"}
-	// ErrEgressLimit: a response exceeded the egress size limit.
+	// ErrEgressLimit: a request or response exceeded an egress size limit
+	// (permanent), or the plugin already has max_concurrent requests in
+	// flight (sent as transient).
 	ErrEgressLimit = &Error{Class: ClassPermanent, Code: "egress_limit"}
 	// ErrTimeout: a deadline fired (connect, headers, first token, idle).
 	ErrTimeout = &Error{Class: ClassTransient, Code: "timeout"}
