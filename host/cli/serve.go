@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -65,10 +64,15 @@ func (g *globals) serve(ctx context.Context, grace time.Duration) error {
 		return err
 	}
 	defer sessions.Shutdown(context.Background()) // early returns; after the graceful one below it only waits
-	handler := mountSessions(
-		api.New(b, api.WithToken(token), api.WithMetrics(metrics.Handler()), api.WithObserver(metrics)),
-		sessions.Handler(session.WithToken(token)))
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// drain ends the front door's responses still running once the grace
+	// is over, each with an error of its client's format.
+	draining, drain := context.WithCancel(context.Background())
+	defer drain()
+	// The front door's limits are its defaults (api.Default*); the same
+	// options give the handler and the http.Server theirs.
+	opts := []api.Option{api.WithToken(token), api.WithMetrics(metrics.Handler()), api.WithObserver(metrics), api.WithShutdown(draining)}
+	handler := mountSessions(api.New(b, opts...), sessions.Handler(session.WithToken(token)))
+	srv := api.HTTPServer(handler, opts...)
 	listeners, err := listen(cfg.Axon.Listen, cfg.Axon.UnixSocket)
 	if err != nil {
 		return err
@@ -94,12 +98,28 @@ func (g *globals) serve(ctx context.Context, grace time.Duration) error {
 	if err := sessions.Shutdown(sctx); err != nil {
 		logger.Warn("sessions did not stop cleanly", "error", err)
 	}
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	err = srv.Shutdown(sctx)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		// The grace is over. The streams still running end with an in-band
+		// error event (a whole response with a 503 / 529) rather than a
+		// silent cut; their connections are closed once that has gone out,
+		// or after drainWait at the latest.
+		logger.Warn("requests still running after the grace; ending them with an error")
+		drain()
+		dctx, dcancel := context.WithTimeout(context.Background(), drainWait)
+		defer dcancel()
+		_ = srv.Shutdown(dctx) // waits for the handlers to return; the listeners are closed already
+	case err != nil:
 		return err
 	}
-	srv.Close() // requests still running after the grace period are cut
+	srv.Close() // whatever still runs is cut
 	return nil
 }
+
+// drainWait is how long the front door's last error events may take to
+// reach their clients after the grace.
+const drainWait = time.Second
 
 func listen(addr, unixSocket string) ([]net.Listener, error) {
 	l, err := net.Listen("tcp", addr)
