@@ -25,51 +25,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/axonhq/axon/host/internal/smalldisk"
 	"github.com/axonhq/axon/sdk"
 )
-
-// smallDisk mounts a tmpfs of size bytes on a new directory for the test
-// and unmounts it at the end. Only root may mount; otherwise the test is
-// skipped, saying why.
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs to fill needs root; run as root to test a full disk")
-	}
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
-		t.Skipf("cannot mount a tmpfs on %s (no CAP_SYS_ADMIN in this namespace?): %v", dir, err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fill writes the file name in dir so that exactly keep blocks of its file
-// system stay free.
-func fill(t *testing.T, dir, name string, keep uint64) {
-	t.Helper()
-	free := func() (uint64, int64) {
-		var st syscall.Statfs_t
-		if err := syscall.Statfs(dir, &st); err != nil {
-			t.Fatal(err)
-		}
-		return st.Bfree, st.Bsize
-	}
-	n, bs := free()
-	if n < keep {
-		t.Fatalf("%d blocks free, cannot leave %d", n, keep)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), make([]byte, int64(n-keep)*bs), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := free(); got != keep {
-		t.Fatalf("%d blocks free after filling, want %d", got, keep)
-	}
-}
 
 // logLines collects what the manager logs, as JSON lines, and hands each
 // to the test as it comes.
@@ -141,7 +99,7 @@ func (l *logLines) at(level string) []string {
 // diskRig is a rig whose state directory is on a small tmpfs.
 func diskRig(t *testing.T, size string, script func(int, *sdk.Request) (answer, error), tools map[string]Tool, mod ...func(*Options)) (*rig, string) {
 	t.Helper()
-	disk := smallDisk(t, size)
+	disk := smalldisk.Mount(t, size)
 	r := &rig{t: t, dir: filepath.Join(disk, "sessions"), model: &model{script: script}, tools: tools}
 	r.m = r.start(mod...)
 	return r, disk
@@ -221,7 +179,7 @@ func TestIntentsOnAFullDiskAreNeverDispatched(t *testing.T) {
 
 	adm := r.send(Params{Prompt: "take notes", Tools: []string{"notes"}})
 	<-entered
-	fill(t, disk, "filler", 1)
+	smalldisk.Fill(t, disk, "filler", 1)
 	// An event stream is open on the run when its log fails: it ends,
 	// saying why, instead of waiting for ever.
 	resp, err := http.Get(srv.URL + "/v1/sessions/" + adm.SessionID + "/events?display=false&run=" + adm.RunID + "&after=" + adm.After.String())
@@ -342,7 +300,7 @@ func TestRunSealedOnceTheDiskHasRoom(t *testing.T) {
 	for range calls {
 		<-entered // every intent is durable: every call is in flight
 	}
-	fill(t, disk, "filler", 0)
+	smalldisk.Fill(t, disk, "filler", 0)
 	_, err := followUntilFailure(t, r.m, adm, func() { close(release) })
 	if !errors.Is(err, ErrLogFailed) || !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("Follow = %v, want a session log failure wrapping ENOSPC", err)
@@ -424,7 +382,7 @@ func TestShutdownSealsARunWhoseLogFailed(t *testing.T) {
 
 	adm := r.send(Params{Prompt: "take notes", Tools: []string{"notes"}})
 	<-entered
-	fill(t, disk, "filler", 1)
+	smalldisk.Fill(t, disk, "filler", 1)
 	if _, err := followUntilFailure(t, r.m, adm, func() { close(hold) }); !errors.Is(err, ErrLogFailed) {
 		t.Fatalf("Follow = %v, want a session log failure", err)
 	}
