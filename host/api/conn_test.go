@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,60 @@ func TestBodyTimeoutSparesStreams(t *testing.T) {
 	defer resp.Body.Close()
 	if body := readAll(t, resp.Body); !strings.HasSuffix(body, "data: [DONE]\n\n") {
 		t.Errorf("the stream did not complete: %s", body)
+	}
+}
+
+// TestWriteStall: a client that sends its request and then reads nothing
+// holds no handler and no backend call beyond the stall limit, streamed or
+// whole: the writes fail, the backend's Send says the client left, and the
+// request is recorded as Canceled.
+func TestWriteStall(t *testing.T) {
+	t.Parallel()
+	chunk := strings.Repeat("s", 64<<10)
+	for _, c := range []struct {
+		name, body string
+	}{
+		{"stream", `{"model":"default","stream":true,"messages":[{"role":"user","content":"hi"}]}`},
+		{"whole", openaiAsk},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			sendErr := make(chan error, 1)
+			b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+				for range 512 { // 32 MiB: far more than the socket buffers hold, under the answer limit
+					if err := out.Send(ctx, text(chunk)); err != nil {
+						sendErr <- err
+						return nil, err
+					}
+				}
+				sendErr <- nil
+				return nil, out.Send(ctx, finish(sdk.FinishStop))
+			}}
+			obs := make(chanObserver, 1)
+			addr := serveReal(t, b, WithWriteStall(100*time.Millisecond), WithObserver(obs))
+			conn := dial(t, addr)
+			if tc, ok := conn.(*net.TCPConn); ok {
+				_ = tc.SetReadBuffer(4 << 10)
+			}
+			req := "POST /v1/chat/completions HTTP/1.1\r\nHost: axon\r\nContent-Type: application/json\r\nContent-Length: " +
+				strconv.Itoa(len(c.body)) + "\r\n\r\n" + c.body
+			if _, err := io.WriteString(conn, req); err != nil {
+				t.Fatal(err)
+			}
+			var rec Record
+			select {
+			case rec = <-obs:
+			case <-time.After(hangGuard):
+				t.Fatal("the handler is still writing to a client that reads nothing")
+			}
+			if c.name == "stream" {
+				if err := <-sendErr; !errors.Is(err, context.Canceled) {
+					t.Errorf("Send to a stalled client: %v, want an error wrapping context.Canceled", err)
+				}
+			}
+			if !rec.Canceled || rec.Status != StatusClientClosedRequest {
+				t.Errorf("record %+v: want Canceled with status 499", rec)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 const (
 	DefaultMaxBodyBytes        = 16 << 20         // a request body
 	DefaultBodyTimeout         = 60 * time.Second // to read a request body
+	DefaultWriteStall          = 60 * time.Second // a write to a client that does not read
 	DefaultMaxAnswerBytes      = 64 << 20         // content of one whole (non-streamed) answer
 	DefaultMaxInFlight         = 256              // generation requests at once, all chains
 	DefaultMaxInFlightPerChain = 64               // generation requests at once on one chain
@@ -27,6 +28,7 @@ type config struct {
 	token         string // empty: no client authentication
 	maxBody       int64
 	bodyTimeout   time.Duration
+	writeStall    time.Duration
 	maxAnswer     int64
 	maxInFlight   int
 	maxPerChain   int
@@ -46,6 +48,7 @@ func defaultConfig() config {
 	return config{
 		maxBody:     DefaultMaxBodyBytes,
 		bodyTimeout: DefaultBodyTimeout,
+		writeStall:  DefaultWriteStall,
 		maxAnswer:   DefaultMaxAnswerBytes,
 		maxInFlight: DefaultMaxInFlight,
 		maxPerChain: DefaultMaxInFlightPerChain,
@@ -92,6 +95,20 @@ func WithBodyTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {
 			c.bodyTimeout = d
+		}
+	}
+}
+
+// WithWriteStall abandons a response once a write to the client has been
+// blocked for d: the client stopped reading (its connection is still open,
+// but its receive window stays shut). The backend call is cancelled and the
+// request recorded as Canceled. A client that reads, however slowly, is
+// never cut: the deadline moves with every write. d <= 0 keeps
+// DefaultWriteStall.
+func WithWriteStall(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.writeStall = d
 		}
 	}
 }

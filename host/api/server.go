@@ -59,6 +59,12 @@ func (s *server) handle(pattern string, h func(*recorder, *http.Request)) {
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := newRecorder(w, s.cfg.now())
+	// A fresh deadline for every request: the connection may carry an old
+	// one. It is left in place at the end, so the last bytes, which net/http
+	// writes after the handler, cannot block for ever either.
+	rec.stall = s.cfg.writeStall
+	rec.extend(true)
+	defer rec.extend(true)
 	switch {
 	case s.auth != nil && r.URL.Path != "/healthz" && !s.auth.allows(r):
 		rec.Header().Set("WWW-Authenticate", `Bearer realm="axon"`)
@@ -180,9 +186,21 @@ func writeError(w *recorder, d dialect, e *wireError) {
 func writeJSON(w *recorder, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	// A client that went away cannot be told; the Observer sees Canceled.
-	_, _ = w.Write(body)
+	// In pieces, so the stall deadline measures progress: a large answer to
+	// a slow but reading client is no stall. A client that went away, or
+	// stopped reading, cannot be told; the Observer sees Canceled.
+	for len(body) > 0 {
+		n := min(len(body), writePiece)
+		if _, err := w.Write(body[:n]); err != nil {
+			w.rec.Canceled, w.rec.Status = true, StatusClientClosedRequest
+			return
+		}
+		body = body[n:]
+	}
 }
+
+// writePiece is the most written to a client at once.
+const writePiece = 256 << 10
 
 // recorder is the http.ResponseWriter every handler writes to: it keeps the
 // Record of the request and flushes without an allocation per event.
@@ -191,10 +209,32 @@ type recorder struct {
 	rc    *http.ResponseController
 	start time.Time
 	rec   Record
+
+	stall      time.Duration // how long a write may block; 0: for ever
+	deadline   time.Time     // the write deadline set last
+	noDeadline bool          // the writer is no connection: it has no deadlines
 }
 
 func newRecorder(w http.ResponseWriter, start time.Time) *recorder {
 	return &recorder{ResponseWriter: w, rc: http.NewResponseController(w), start: start}
+}
+
+// extend moves the write deadline to stall from now, when force is set or
+// less than half of that is left: a client that stops reading fails the
+// writes after at most stall, while one that reads is never cut, and a
+// stream costs one deadline update per half stall rather than one per event.
+func (w *recorder) extend(force bool) {
+	if w.stall <= 0 || w.noDeadline {
+		return
+	}
+	now := time.Now()
+	if !force && w.deadline.Sub(now) > w.stall/2 {
+		return
+	}
+	w.deadline = now.Add(w.stall)
+	if w.rc.SetWriteDeadline(w.deadline) != nil {
+		w.noDeadline = true
+	}
 }
 
 func (w *recorder) WriteHeader(status int) {
@@ -208,6 +248,7 @@ func (w *recorder) Write(p []byte) (int, error) {
 	if w.rec.Status == 0 {
 		w.rec.Status = http.StatusOK
 	}
+	w.extend(false)
 	return w.ResponseWriter.Write(p)
 }
 
