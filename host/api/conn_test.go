@@ -230,3 +230,50 @@ func TestWriteStall(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteStallStaysWithItsRequest: the front door's write deadline ends
+// with its request, so a connection that goes on to another handler mounted
+// beside it (the sessions API streams for hours) is not cut by a deadline
+// it never asked for.
+func TestWriteStallStaysWithItsRequest(t *testing.T) {
+	t.Parallel()
+	const stall = 50 * time.Millisecond
+	front := New(&fakeBackend{events: okEvents}, WithWriteStall(stall))
+	mux := http.NewServeMux()
+	mux.Handle("/", front)
+	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		for i := range 3 {
+			if _, err := io.WriteString(w, "tick\n"); err != nil || rc.Flush() != nil {
+				return
+			}
+			if i < 2 {
+				time.Sleep(2 * stall) // a stream with pauses longer than the front door's stall limit
+			}
+		}
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := HTTPServer(mux)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { srv.Close() })
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}, Timeout: hangGuard}
+	defer client.CloseIdleConnections()
+	base := "http://" + l.Addr().String()
+	resp, err := client.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(openaiAsk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, resp.Body)
+	resp.Body.Close()
+	resp, err = client.Get(base + "/other") // the same connection: one per host
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if got := readAll(t, resp.Body); got != "tick\ntick\ntick\n" {
+		t.Errorf("the other handler's stream was cut: %q", got)
+	}
+}

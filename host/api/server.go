@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -59,9 +60,10 @@ func (s *server) handle(pattern string, h func(*recorder, *http.Request)) {
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := newRecorder(w, s.cfg.now())
-	// A fresh deadline for every request: the connection may carry an old
-	// one. It is left in place at the end, so the last bytes, which net/http
-	// writes after the handler, cannot block for ever either.
+	// A fresh write deadline for every request. It is renewed at the end,
+	// so the last bytes, which net/http writes after the handler, cannot
+	// block for ever either; net/http lifts it before the connection
+	// serves its next request, which may be another handler's.
 	rec.stall = s.cfg.writeStall
 	rec.extend(true)
 	defer rec.extend(true)
@@ -185,6 +187,7 @@ func writeError(w *recorder, d dialect, e *wireError) {
 
 func writeJSON(w *recorder, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	// In pieces, so the stall deadline measures progress: a large answer to
 	// a slow but reading client is no stall. A client that went away, or
