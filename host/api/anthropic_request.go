@@ -57,10 +57,10 @@ type anthropicBlock struct {
 }
 
 type anthropicImage struct {
-	Type      string `json:"type"`
-	MediaType string `json:"media_type"`
-	Data      string `json:"data"`
-	URL       string `json:"url"`
+	Type      string     `json:"type"`
+	MediaType string     `json:"media_type"`
+	Data      base64Text `json:"data"`
+	URL       string     `json:"url"`
 }
 
 type anthropicTool struct {
@@ -268,7 +268,10 @@ func anthropicImagePart(param string, src *anthropicImage) (sdk.Part, error) {
 		if src.MediaType == "" {
 			return nil, missing(param + ".media_type")
 		}
-		return base64Image(param+".data", src.MediaType, src.Data)
+		if src.Data.done {
+			return sdk.Image{MediaType: src.MediaType, Data: src.Data.data}, nil
+		}
+		return base64Image(param+".data", src.MediaType, src.Data.s)
 	case "url":
 		return remoteImage(param+".url", src.URL)
 	}

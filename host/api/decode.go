@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/axonhq/axon/sdk"
 )
@@ -78,6 +79,73 @@ func base64Image(param, mediaType, data string) (sdk.Image, error) {
 		}
 	}
 	return sdk.Image{}, invalidf(param, "the image data is not valid base64")
+}
+
+// base64Text is a JSON string holding base64 data: an image's data. The
+// data is decoded from the request body's bytes while the body is parsed,
+// so the base64 text is never also held as a string. A value with JSON
+// escapes, or one that is not valid base64, is kept as its string instead,
+// for the string path (base64Image) to decode or refuse as it always has.
+type base64Text struct {
+	s    string // the value, unless decoded here
+	data []byte // the decoded data, when decoded here
+	done bool
+}
+
+func (t *base64Text) UnmarshalJSON(b []byte) error {
+	if raw, ok := plainJSONString(b); ok {
+		if data, ok := decodeBase64(bytes.TrimSpace(raw)); ok {
+			t.data, t.done = data, true
+			return nil
+		}
+	}
+	return json.Unmarshal(b, &t.s)
+}
+
+// dataOrURL is a JSON string holding a URL, perhaps a data URL whose
+// payload is decoded here from the body's bytes, as base64Text does.
+type dataOrURL struct {
+	s         string // the URL, unless its payload was decoded here
+	mediaType string // of a data URL decoded here
+	data      []byte
+	done      bool
+}
+
+func (u *dataOrURL) UnmarshalJSON(b []byte) error {
+	if raw, ok := plainJSONString(b); ok {
+		if rest, ok := bytes.CutPrefix(raw, []byte("data:")); ok {
+			head, payload, _ := bytes.Cut(rest, []byte(","))
+			if mediaType, isBase64 := bytes.CutSuffix(head, []byte(";base64")); isBase64 && utf8.Valid(mediaType) {
+				if data, ok := decodeBase64(bytes.TrimSpace(payload)); ok {
+					u.mediaType, u.data, u.done = string(mediaType), data, true
+					return nil
+				}
+			}
+		}
+	}
+	return json.Unmarshal(b, &u.s)
+}
+
+// plainJSONString returns the bytes inside a JSON string literal that has
+// no escapes: they are then exactly the string's bytes. The decoder has
+// checked the whole body first, so b is well-formed JSON.
+func plainJSONString(b []byte) ([]byte, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' || bytes.IndexByte(b, '\\') >= 0 {
+		return nil, false
+	}
+	return b[1 : len(b)-1], true
+}
+
+// decodeBase64 decodes src into a new buffer with the encodings
+// base64Image accepts, in the same order.
+func decodeBase64(src []byte) ([]byte, bool) {
+	dst := make([]byte, max(base64.StdEncoding.DecodedLen(len(src)), base64.RawStdEncoding.DecodedLen(len(src))))
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if n, err := enc.Decode(dst, src); err == nil {
+			return dst[:n:n], true
+		}
+	}
+	return nil, false
 }
 
 // dataURLImage decodes a "data:image/png;base64,...." URL.

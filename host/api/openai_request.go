@@ -79,7 +79,7 @@ type openaiPart struct {
 	Text     string `json:"text"`
 	Refusal  string `json:"refusal"`
 	ImageURL struct {
-		URL string `json:"url"`
+		URL dataOrURL `json:"url"`
 	} `json:"image_url"`
 }
 
@@ -278,14 +278,16 @@ func openaiUserParts(param string, c textOr[openaiPart]) ([]sdk.Part, error) {
 	return out, nil
 }
 
-func openaiImage(param, url string) (sdk.Image, error) {
-	if url == "" {
+func openaiImage(param string, url dataOrURL) (sdk.Image, error) {
+	switch {
+	case url.done:
+		return sdk.Image{MediaType: url.mediaType, Data: url.data}, nil
+	case url.s == "":
 		return sdk.Image{}, missing(param)
+	case strings.HasPrefix(url.s, "data:"):
+		return dataURLImage(param, url.s)
 	}
-	if strings.HasPrefix(url, "data:") {
-		return dataURLImage(param, url)
-	}
-	return remoteImage(param, url)
+	return remoteImage(param, url.s)
 }
 
 // openaiAssistantParts reads an assistant turn: its reasoning, text, then
