@@ -11,5 +11,7 @@
 // a client's tools, or import a vendor SDK. It must never end a stream that
 // broke after content was sent as if it had succeeded: such a stream ends
 // with an explicit error event of the client's format, and no "[DONE]" or
-// message_stop.
+// message_stop. It must never hold a request body or an answer without a
+// bound, or wait on a client without a deadline: every limit (limits.go,
+// options.go) ends in an error of the client's format.
 package api
