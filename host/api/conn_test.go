@@ -100,6 +100,23 @@ func TestConnectionLimits(t *testing.T) {
 			closedByServer(t, br)
 		})
 	}
+	t.Run("slow body of a request refused unread", func(t *testing.T) {
+		t.Parallel()
+		c := dial(t, addr)
+		if _, err := io.WriteString(c, "POST /v1/nothing HTTP/1.1\r\nHost: axon\r\nContent-Length: 1000\r\n\r\n{"); err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAll(t, resp.Body)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("status %d, want 404", resp.StatusCode)
+		}
+		closedByServer(t, br) // net/http reads the rest of the body after the handler: bounded too
+	})
 	t.Run("idle keep-alive", func(t *testing.T) {
 		t.Parallel()
 		c := dial(t, addr)

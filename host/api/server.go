@@ -67,6 +67,14 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.stall = s.cfg.writeStall
 	rec.extend(true)
 	defer rec.extend(true)
+	if r.ContentLength != 0 && r.Body != http.NoBody {
+		// The body deadline holds for every request with a body, also one
+		// refused before its body is read (a wrong token, no such route):
+		// net/http reads what is left of it after the handler, and a client
+		// sending it slowly must not hold the connection for ever.
+		// readBody renews it and lifts it once a body is in.
+		_ = rec.rc.SetReadDeadline(time.Now().Add(s.cfg.bodyTimeout))
+	}
 	switch {
 	case s.auth != nil && r.URL.Path != "/healthz" && !s.auth.allows(r):
 		rec.Header().Set("WWW-Authenticate", `Bearer realm="axon"`)
