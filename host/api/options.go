@@ -38,6 +38,7 @@ type config struct {
 	idle          time.Duration
 	maxHeader     int
 	metrics       http.Handler
+	health        func() error // nil: always healthy
 	observer      Observer
 	fallbackModel string
 	now           func() time.Time
@@ -200,6 +201,13 @@ func WithMaxHeaderBytes(n int) Option {
 // WithMetrics serves h at GET /metrics (behind the token, when one is set).
 func WithMetrics(h http.Handler) Option {
 	return func(c *config) { c.metrics = h }
+}
+
+// WithHealth makes GET /healthz answer 503 with check's error while it
+// returns one (a session log that cannot be written, say), so monitors
+// see what needs an operator.
+func WithHealth(check func() error) Option {
+	return func(c *config) { c.health = check }
 }
 
 // WithObserver reports every request to o when it completes.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -118,6 +119,13 @@ func (s *server) noRoute(w *recorder, r *http.Request) {
 }
 
 func (s *server) health(w *recorder, _ *http.Request) {
+	if s.cfg.health != nil {
+		if err := s.cfg.health(); err != nil {
+			b, _ := json.Marshal(map[string]string{"status": "degraded", "error": err.Error()})
+			writeJSON(w, http.StatusServiceUnavailable, b)
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
 }
 

@@ -3,9 +3,12 @@ package api
 import (
 	"bufio"
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -375,5 +378,35 @@ func TestClientGoneStopsBackend(t *testing.T) {
 	srv.Close() // waits for the handler, so the record is complete
 	if rec := obs.last(t); !rec.Canceled {
 		t.Errorf("record %+v: want Canceled", rec)
+	}
+}
+
+// TestHealthReportsWhatNeedsAnOperator: /healthz is 503 with the check's
+// error while it fails (a session log that cannot be written), 200 after.
+func TestHealthReportsWhatNeedsAnOperator(t *testing.T) {
+	t.Parallel()
+	var failing atomic.Bool
+	failing.Store(true)
+	srv := newServer(t, &fakeBackend{}, WithHealth(func() error {
+		if failing.Load() {
+			return errors.New("session s1: log failed: no space left on device")
+		}
+		return nil
+	}))
+	get := func() (int, string) {
+		resp, err := srv.Client().Get(srv.URL + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(); code != http.StatusServiceUnavailable || body != `{"error":"session s1: log failed: no space left on device","status":"degraded"}` {
+		t.Fatalf("failing: %d %s", code, body)
+	}
+	failing.Store(false)
+	if code, body := get(); code != http.StatusOK || body != `{"status":"ok"}` {
+		t.Fatalf("recovered: %d %s", code, body)
 	}
 }

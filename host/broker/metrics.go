@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -109,6 +110,10 @@ func (m *Metrics) OnTurnEnd(c string, _ *chain.Result, err error) {
 	outcome := "ok"
 	switch {
 	case err == nil:
+	case errors.Is(err, context.Canceled):
+		// The client went away (the front door wraps context.Canceled, and the
+		// chain may wrap that in a CommittedError): not a provider failure.
+		outcome = "canceled"
 	case errors.As(err, &exhausted):
 		outcome = "exhausted"
 	case errors.As(err, &committed):

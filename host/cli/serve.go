@@ -70,7 +70,8 @@ func (g *globals) serve(ctx context.Context, grace time.Duration) error {
 	defer drain()
 	// The front door's limits are its defaults (api.Default*); the same
 	// options give the handler and the http.Server theirs.
-	opts := []api.Option{api.WithToken(token), api.WithMetrics(metrics.Handler()), api.WithObserver(metrics), api.WithShutdown(draining)}
+	opts := []api.Option{api.WithToken(token), api.WithMetrics(metrics.Handler()), api.WithObserver(metrics), api.WithShutdown(draining),
+		api.WithHealth(sessions.Health)}
 	handler := mountSessions(api.New(b, opts...), sessions.Handler(session.WithToken(token)))
 	srv := api.HTTPServer(handler, opts...)
 	listeners, err := listen(cfg.Axon.Listen, cfg.Axon.UnixSocket)
