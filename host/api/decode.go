@@ -25,6 +25,10 @@ func decodeBody(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return &wireError{kind: kindInvalid, code: "invalid_json", message: "the request body is empty: send a JSON object"}
 	}
+	if n := jsonValues(body); n > MaxRequestValues {
+		return &wireError{kind: kindInvalid, code: "request_too_complex",
+			message: fmt.Sprintf("the request holds %d JSON values, more than the %d the front door decodes (messages, content blocks, tool inputs and schemas together)", n, MaxRequestValues)}
+	}
 	if err := json.Unmarshal(body, v); err != nil {
 		if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
 			return invalidf(te.Field, "want %s, got JSON %s", te.Type, te.Value)
@@ -32,6 +36,38 @@ func decodeBody(body []byte, v any) error {
 		return invalidJSON(err)
 	}
 	return nil
+}
+
+// MaxRequestValues bounds the JSON values (objects, arrays, their members
+// and elements) of one request body. Decoding turns each small value into
+// a Go struct of up to a few hundred bytes: a 16 MiB body of "{}," allocated
+// about 6 GB before this bound. 500 000 is far above any real conversation.
+const MaxRequestValues = 500_000
+
+// jsonValues counts the values of a JSON document cheaply, without
+// decoding it: every container opened and every separator outside a
+// string. An invalid document is counted all the same (the decoder then
+// refuses it).
+func jsonValues(b []byte) int {
+	n, inString, escaped := 1, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[' || c == ',':
+			n++
+		}
+	}
+	return n
 }
 
 // textOr is a field that holds a string or a list of T (message content,
