@@ -285,6 +285,15 @@ func TestEscapeSuite(t *testing.T) {
 		transcript = append(transcript, text)
 		return text
 	}
+	// A kernel that refuses an unprivileged user namespace must refuse the
+	// plugin with an error that says so, and run nothing unsandboxed.
+	if err := evil.Start(ctx); err != nil && os.Geteuid() != 0 {
+		if !strings.Contains(err.Error(), "sandbox: user: cannot create its namespaces") || !strings.Contains(err.Error(), `sandbox = "none"`) || evil.Pid() != 0 {
+			t.Fatalf("the sandbox was refused with an unclear error: %v", err)
+		}
+		t.Logf("this kernel gives no user namespace to uid %d; the plugin was refused as it must be: %v", os.Geteuid(), err)
+		return
+	}
 	// The plugin's egress works: the sandbox does not cut the one way out.
 	if out := say(evil, "get "+up.URL+"/v1"); !strings.HasPrefix(out, "status 200") {
 		t.Fatalf("egress through the sandbox: %q", out)
