@@ -40,16 +40,19 @@ vet:
 test-deps:
 	@command -v newuidmap >/dev/null || [ "$$(id -u)" != 0 ] || { apt-get update && apt-get install -y uidmap; }
 
+# The fuzz targets' seed corpora (recorded requests, streams and configs,
+# and every crasher found so far) run in the plain go test above, so CI is
+# deterministic. make test FUZZTIME=30s also mutates them; make fuzz does
+# only that (default 10s a target).
 test: vet test-deps
 	$(GO) test -count=1 -timeout 10m ./...
 	CGO_ENABLED=1 $(GO) test -count=1 -race -timeout 10m ./sdk/... ./host/...
-	@$(MAKE) --no-print-directory fuzz
+	@if [ -n "$(FUZZTIME)" ]; then $(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME); fi
 
-# Mutates each fuzz target's seed corpus for FUZZTIME (go test alone runs
-# only the seeds). -fuzz takes one target in one package, hence a line each.
-# Longer: make fuzz FUZZTIME=5m (or make test FUZZTIME=5m). An input that
-# fails is written to the package's testdata/fuzz/<target>/.
-FUZZTIME ?= 10s
+# Mutates each fuzz target's seed corpus for FUZZTIME. -fuzz takes one
+# target in one package, hence a line each. An input that fails is written
+# to the package's testdata/fuzz/<target>/ and then runs in every go test.
+fuzz: FUZZTIME ?= 10s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzOpenAIRequest$$' -fuzztime $(FUZZTIME) ./host/api/
 	$(GO) test -run '^$$' -fuzz '^FuzzAnthropicRequest$$' -fuzztime $(FUZZTIME) ./host/api/
