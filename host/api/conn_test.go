@@ -49,6 +49,22 @@ func dial(t *testing.T, addr string) net.Conn {
 	return c
 }
 
+// rawExchange writes raw on a new connection and reads the response to it;
+// the reader then holds what follows on the connection.
+func rawExchange(t *testing.T, addr, raw string) (*http.Response, string, *bufio.Reader) {
+	t.Helper()
+	c := dial(t, addr)
+	if _, err := io.WriteString(c, raw); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("no response before the connection ended: %v", err)
+	}
+	return resp, readAll(t, resp.Body), br
+}
+
 // closedByServer reads r until the server closes the connection, failing
 // if the hang guard fires first. It returns what was read.
 func closedByServer(t *testing.T, r io.Reader) string {
@@ -83,16 +99,7 @@ func TestConnectionLimits(t *testing.T) {
 	} {
 		t.Run("slow body "+f.path, func(t *testing.T) {
 			t.Parallel()
-			c := dial(t, addr)
-			if _, err := io.WriteString(c, "POST "+f.path+" HTTP/1.1\r\nHost: axon\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"model\":"); err != nil {
-				t.Fatal(err)
-			}
-			br := bufio.NewReader(c)
-			resp, err := http.ReadResponse(br, nil)
-			if err != nil {
-				t.Fatalf("no response before the connection ended: %v", err)
-			}
-			body := readAll(t, resp.Body)
+			resp, body, br := rawExchange(t, addr, "POST "+f.path+" HTTP/1.1\r\nHost: axon\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"model\":")
 			if resp.StatusCode != http.StatusRequestTimeout {
 				t.Fatalf("status %d, want 408: %s", resp.StatusCode, body)
 			}
@@ -102,16 +109,7 @@ func TestConnectionLimits(t *testing.T) {
 	}
 	t.Run("slow body of a request refused unread", func(t *testing.T) {
 		t.Parallel()
-		c := dial(t, addr)
-		if _, err := io.WriteString(c, "POST /v1/nothing HTTP/1.1\r\nHost: axon\r\nContent-Length: 1000\r\n\r\n{"); err != nil {
-			t.Fatal(err)
-		}
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		readAll(t, resp.Body)
+		resp, _, br := rawExchange(t, addr, "POST /v1/nothing HTTP/1.1\r\nHost: axon\r\nContent-Length: 1000\r\n\r\n{")
 		if resp.StatusCode != http.StatusNotFound {
 			t.Fatalf("status %d, want 404", resp.StatusCode)
 		}
@@ -119,16 +117,7 @@ func TestConnectionLimits(t *testing.T) {
 	})
 	t.Run("idle keep-alive", func(t *testing.T) {
 		t.Parallel()
-		c := dial(t, addr)
-		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: axon\r\n\r\n"); err != nil {
-			t.Fatal(err)
-		}
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		readAll(t, resp.Body)
+		resp, _, br := rawExchange(t, addr, "GET /healthz HTTP/1.1\r\nHost: axon\r\n\r\n")
 		if resp.Close {
 			t.Fatal("the server closed the connection after the response: nothing to test")
 		}
@@ -138,16 +127,8 @@ func TestConnectionLimits(t *testing.T) {
 	})
 	t.Run("headers over the limit", func(t *testing.T) {
 		t.Parallel()
-		c := dial(t, addr)
 		// net/http allows 4 KiB over MaxHeaderBytes; this is well past both.
-		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: axon\r\nX-Big: "+strings.Repeat("a", 16<<10)+"\r\n\r\n"); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp, _, _ := rawExchange(t, addr, "GET /healthz HTTP/1.1\r\nHost: axon\r\nX-Big: "+strings.Repeat("a", 16<<10)+"\r\n\r\n")
 		if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
 			t.Errorf("status %d, want 431", resp.StatusCode)
 		}
