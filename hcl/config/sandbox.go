@@ -19,7 +19,9 @@ type IDRange struct {
 	First, Count int
 }
 
-// DefaultPluginIDs is the block used when the axon block sets no plugin_ids.
+// DefaultPluginIDs is the block used when the axon block sets no
+// plugin_ids: above the ranges systemd hands out to containers and below
+// 2^31 (tools that read ids as signed numbers).
 var DefaultPluginIDs = IDRange{First: 1879048192, Count: 65536}
 
 type rawGrant struct {

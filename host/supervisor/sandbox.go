@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/axonhq/axon/hcl/config"
 	"github.com/axonhq/axon/host/sandbox"
 )
 
@@ -48,9 +49,8 @@ type IDRange struct {
 	Count int
 }
 
-// DefaultIDRange starts above the ranges systemd hands out to containers
-// and below 2^31 (tools that read ids as signed numbers).
-var DefaultIDRange = IDRange{First: 1879048192, Count: 65536}
+// DefaultIDRange is the configuration's default (axon { plugin_ids }).
+var DefaultIDRange = IDRange(config.DefaultPluginIDs)
 
 // idSource hands out the host ids of jailed plugins: on a root host from
 // the IDRange; unprivileged, from the user's subordinate ids when it has
