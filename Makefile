@@ -67,14 +67,13 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./host/chain/ ./host/wal/ ./host/api/
 	$(GO) test -run '^$$' -bench . -benchmem ./plugins/...
 
-# Regenerates sdk/internal/pb from plugin.proto. Needs protoc (Debian
+# Regenerates internal/pluginrpc/pb from plugin.proto. Needs protoc (Debian
 # protobuf-compiler, installed here when missing); make test never does.
 proto:
 	command -v protoc >/dev/null || { apt-get update && apt-get install -y protobuf-compiler; }
 	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install $(PROTOC_GEN_GO)
 	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install $(PROTOC_GEN_GO_GRPC)
-	cd sdk/internal/pb && PATH="$(CURDIR)/$(BIN)/tools:$$PATH" $(GO) generate .
-	cd sdk && $(GO) generate .
+	cd internal/pluginrpc/pb && PATH="$(CURDIR)/$(BIN)/tools:$$PATH" $(GO) generate .
 
 # Cross-compiles axon and every plugin for the Raspberry Pi (linux/arm64).
 PI_DIR := $(BIN)/linux-arm64

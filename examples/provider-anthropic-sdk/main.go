@@ -18,6 +18,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/serve"
 )
 
 // placeholderKey satisfies the SDK; the host replaces it on the way out.
@@ -144,4 +145,4 @@ func classify(ctx context.Context, err error) error {
 	return e
 }
 
-func main() { sdk.ServeProvider(&provider{}) }
+func main() { serve.Provider(&provider{}) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/serve"
 )
 
 type echo struct {
@@ -47,4 +48,4 @@ func (e *echo) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) err
 	return out.Send(ctx, sdk.Event{Type: sdk.EventFinish, Finish: sdk.FinishStop})
 }
 
-func main() { sdk.ServeProvider(&echo{}) }
+func main() { serve.Provider(&echo{}) }

@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/axonhq/axon/host/internal/testbin"
-	"github.com/axonhq/axon/sdk/pluginrpc"
+	"github.com/axonhq/axon/internal/pluginrpc"
 )
 
 var buildOnce sync.Once

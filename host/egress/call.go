@@ -8,16 +8,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // call is one egress request from Do until its response body ends. It owns
 // the request's context, the total deadline and a concurrency slot, and
-// ends the upstream request with the reason (a *spec.Error as the
+// ends the upstream request with the reason (a *sdk.Error as the
 // context's cause) when a limit or deadline fires.
 type call struct {
 	ctx    context.Context
-	cancel context.CancelCauseFunc // with a *spec.Error: abort
+	cancel context.CancelCauseFunc // with a *sdk.Error: abort
 	stop   context.CancelFunc      // the total deadline's
 	slots  chan struct{}
 	once   sync.Once
@@ -30,11 +30,11 @@ func (s *Service) begin(parent context.Context, body io.Reader) (*call, error) {
 	select {
 	case s.slots <- struct{}{}:
 	default:
-		return nil, &spec.Error{Class: spec.ClassTransient, Code: spec.ErrEgressLimit.Code,
+		return nil, &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrEgressLimit.Code,
 			Message: fmt.Sprintf("egress: %d requests of this plugin already in flight (max_concurrent)", cap(s.slots))}
 	}
 	ctx, cancel := context.WithCancelCause(parent)
-	ctx, stop := context.WithTimeoutCause(ctx, s.grant.TotalTimeout, &spec.Error{Class: spec.ClassTransient, Code: spec.ErrTimeout.Code,
+	ctx, stop := context.WithTimeoutCause(ctx, s.grant.TotalTimeout, &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrTimeout.Code,
 		Message: fmt.Sprintf("egress: request not finished within total_timeout %s", s.grant.TotalTimeout)})
 	c := &call{ctx: ctx, cancel: cancel, stop: stop, slots: s.slots}
 	// Whatever ends the call (the deadline, a limit, the caller) frees its
@@ -49,11 +49,11 @@ func (s *Service) begin(parent context.Context, body io.Reader) (*call, error) {
 }
 
 // abort ends the upstream request with err as the reason.
-func (c *call) abort(err *spec.Error) { c.cancel(err) }
+func (c *call) abort(err *sdk.Error) { c.cancel(err) }
 
 // failure is the limit or deadline that ended the call, nil if none did.
 func (c *call) failure() error {
-	var e *spec.Error
+	var e *sdk.Error
 	if errors.As(context.Cause(c.ctx), &e) {
 		return e
 	}
@@ -83,7 +83,7 @@ type requestBody struct {
 }
 
 func (b *requestBody) stalled() {
-	b.c.abort(&spec.Error{Class: spec.ClassTransient, Code: spec.ErrTimeout.Code,
+	b.c.abort(&sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrTimeout.Code,
 		Message: fmt.Sprintf("egress: the plugin sent no request body bytes for request_idle_timeout %s", b.wait)})
 }
 
@@ -106,7 +106,7 @@ func (b *requestBody) Read(p []byte) (int, error) {
 	}
 	b.n += int64(n)
 	if b.n > b.limit {
-		e := &spec.Error{Class: spec.ClassPermanent, Code: spec.ErrEgressLimit.Code,
+		e := &sdk.Error{Class: sdk.ClassPermanent, Code: sdk.ErrEgressLimit.Code,
 			Message: fmt.Sprintf("egress: request body exceeds the %d byte limit (max_request_bytes)", b.limit)}
 		b.c.abort(e)
 		return 0, e

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // hangGuard bounds a call that must end on its own: it fails the test
@@ -37,11 +37,11 @@ func guarded[T any](t *testing.T, what string, f func() T) T {
 }
 
 type result struct {
-	resp *spec.EgressResponse
+	resp *sdk.EgressResponse
 	err  error
 }
 
-func do(t *testing.T, s *Service, req *spec.EgressRequest) (*spec.EgressResponse, error) {
+func do(t *testing.T, s *Service, req *sdk.EgressRequest) (*sdk.EgressResponse, error) {
 	t.Helper()
 	r := guarded(t, req.Method+" "+req.URL, func() result {
 		resp, err := s.Do(context.Background(), req)
@@ -99,7 +99,7 @@ func TestRequestBodyLimit(t *testing.T) {
 	s := New(g, hclog.NewNullLogger())
 	defer s.Close()
 	post := func(n int, h http.Header) error {
-		_, err := do(t, s, &spec.EgressRequest{Method: "POST", URL: srv.URL, Header: h, Body: bytes.NewReader(bytes.Repeat([]byte("x"), n))})
+		_, err := do(t, s, &sdk.EgressRequest{Method: "POST", URL: srv.URL, Header: h, Body: bytes.NewReader(bytes.Repeat([]byte("x"), n))})
 		return err
 	}
 
@@ -114,7 +114,7 @@ func TestRequestBodyLimit(t *testing.T) {
 		{"declared", http.Header{"Content-Length": {"1000"}}},
 	} {
 		err := post(1000, c.h)
-		if !errors.Is(err, spec.ErrEgressLimit) || !errors.Is(err, spec.ErrPermanent) || !strings.Contains(err.Error(), "max_request_bytes") {
+		if !errors.Is(err, sdk.ErrEgressLimit) || !errors.Is(err, sdk.ErrPermanent) || !strings.Contains(err.Error(), "max_request_bytes") {
 			t.Errorf("%s: err = %v, want a permanent egress limit naming max_request_bytes", c.name, err)
 		}
 	}
@@ -137,8 +137,8 @@ func TestRequestBodyIdleDeadline(t *testing.T) {
 	// Should the deadline fail, closing lets the upstream's handler end.
 	defer pw.Close()
 	go pw.Write([]byte(`{"partial":`)) // and never another byte
-	_, err := do(t, s, &spec.EgressRequest{Method: "POST", URL: srv.URL, Body: pr})
-	if !errors.Is(err, spec.ErrTimeout) || !errors.Is(err, spec.ErrTransient) || !strings.Contains(err.Error(), "request_idle_timeout") {
+	_, err := do(t, s, &sdk.EgressRequest{Method: "POST", URL: srv.URL, Body: pr})
+	if !errors.Is(err, sdk.ErrTimeout) || !errors.Is(err, sdk.ErrTransient) || !strings.Contains(err.Error(), "request_idle_timeout") {
 		t.Fatalf("err = %v, want a transient timeout naming request_idle_timeout", err)
 	}
 	// The egress let go of the plugin's body: a late write is refused, not parked.
@@ -168,11 +168,11 @@ func TestTotalDeadline(t *testing.T) {
 	s := New(g, hclog.NewNullLogger())
 	defer s.Close()
 
-	resp, err := do(t, s, &spec.EgressRequest{Method: "GET", URL: srv.URL})
+	resp, err := do(t, s, &sdk.EgressRequest{Method: "GET", URL: srv.URL})
 	if err == nil { // the headers came in time; the deadline ends the stream
 		err = guarded(t, "reading the endless stream", func() error { _, err := io.ReadAll(resp.Body); return err })
 	}
-	if !errors.Is(err, spec.ErrTimeout) || !errors.Is(err, spec.ErrTransient) || !strings.Contains(err.Error(), "total_timeout") {
+	if !errors.Is(err, sdk.ErrTimeout) || !errors.Is(err, sdk.ErrTransient) || !strings.Contains(err.Error(), "total_timeout") {
 		t.Fatalf("err = %v, want a transient timeout naming total_timeout", err)
 	}
 }
@@ -197,11 +197,11 @@ func TestConcurrencyCap(t *testing.T) {
 	g.MaxConcurrent = 2
 	s := New(g, hclog.New(&hclog.LoggerOptions{Output: &logs}))
 	defer s.Close()
-	get := func() (*spec.EgressResponse, error) {
-		return do(t, s, &spec.EgressRequest{Method: "GET", URL: srv.URL})
+	get := func() (*sdk.EgressResponse, error) {
+		return do(t, s, &sdk.EgressRequest{Method: "GET", URL: srv.URL})
 	}
 
-	var open []*spec.EgressResponse
+	var open []*sdk.EgressResponse
 	for range 2 {
 		arrived.Add(1)
 		resp, err := get()
@@ -211,7 +211,7 @@ func TestConcurrencyCap(t *testing.T) {
 		open = append(open, resp)
 	}
 	_, err := get()
-	if !errors.Is(err, spec.ErrEgressLimit) || !errors.Is(err, spec.ErrTransient) || !strings.Contains(err.Error(), "max_concurrent") {
+	if !errors.Is(err, sdk.ErrEgressLimit) || !errors.Is(err, sdk.ErrTransient) || !strings.Contains(err.Error(), "max_concurrent") {
 		t.Fatalf("a third request while two stream: err = %v, want a transient egress limit naming max_concurrent", err)
 	}
 	if !strings.Contains(logs.String(), "max_concurrent") {
@@ -247,7 +247,7 @@ func TestDenyLogIsRateLimited(t *testing.T) {
 	deny := func(n int, url string) {
 		t.Helper()
 		for range n {
-			if _, err := s.Do(context.Background(), &spec.EgressRequest{Method: "GET", URL: url}); !errors.Is(err, spec.ErrEgressDenied) {
+			if _, err := s.Do(context.Background(), &sdk.EgressRequest{Method: "GET", URL: url}); !errors.Is(err, sdk.ErrEgressDenied) {
 				t.Fatalf("%s: err = %v, want egress denied every time", url, err)
 			}
 		}
@@ -290,8 +290,8 @@ func TestOnlyOrdinaryMethods(t *testing.T) {
 	s := New(grantFor(t, srv.URL), hclog.NewNullLogger())
 	defer s.Close()
 	for _, m := range []string{"TRACE", "TRACK", "CONNECT", "PROPFIND", "get", "GET /x HTTP/1.1\r\nHost: evil"} {
-		_, err := do(t, s, &spec.EgressRequest{Method: m, URL: srv.URL})
-		if !errors.Is(err, spec.ErrEgressDenied) || !strings.Contains(err.Error(), "method") {
+		_, err := do(t, s, &sdk.EgressRequest{Method: m, URL: srv.URL})
+		if !errors.Is(err, sdk.ErrEgressDenied) || !strings.Contains(err.Error(), "method") {
 			t.Errorf("%q: err = %v, want egress denied naming the method", m, err)
 		}
 	}
@@ -299,7 +299,7 @@ func TestOnlyOrdinaryMethods(t *testing.T) {
 		t.Fatalf("upstream received %d refused requests", n)
 	}
 	for _, m := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", ""} {
-		if _, err := do(t, s, &spec.EgressRequest{Method: m, URL: srv.URL}); err != nil {
+		if _, err := do(t, s, &sdk.EgressRequest{Method: m, URL: srv.URL}); err != nil {
 			t.Errorf("%q: %v", m, err)
 			continue
 		}
@@ -373,14 +373,14 @@ func TestInternalDestinationsNeedALiteralEntry(t *testing.T) {
 			var logs bytes.Buffer
 			s := New(grantFor(t, entry), hclog.New(&hclog.LoggerOptions{Output: &logs}), WithLookup(resolver(c.resolve...)))
 			defer s.Close()
-			_, err := do(t, s, &spec.EgressRequest{Method: "GET", URL: c.url + path})
+			_, err := do(t, s, &sdk.EgressRequest{Method: "GET", URL: c.url + path})
 			if c.denied == "" {
 				if err != nil || !up.path(path) {
 					t.Fatalf("err = %v, upstream reached: %v; want it reached", err, up.path(path))
 				}
 				return
 			}
-			if !errors.Is(err, spec.ErrEgressDenied) || !strings.Contains(err.Error(), c.denied) {
+			if !errors.Is(err, sdk.ErrEgressDenied) || !strings.Contains(err.Error(), c.denied) {
 				t.Fatalf("err = %v, want egress denied naming a %s address", err, c.denied)
 			}
 			if !strings.Contains(logs.String(), "egress denied") {

@@ -18,14 +18,14 @@ import (
 
 	"github.com/axonhq/axon/host/credential"
 	"github.com/axonhq/axon/host/redact"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // Grant is what one plugin instance may do on the network.
 type Grant struct {
 	Plugin     string         // instance name, for logs
 	Allow      AllowList      // origins the plugin may reach
-	Auth       spec.Auth      // where the credential goes
+	Auth       sdk.Auth       // where the credential goes
 	AuthSet    bool           // Auth was decided by the block or its preset, not the plugin
 	Credential credential.Ref // zero: inject nothing
 	// Inject lists the origins the credential is put on: the block's
@@ -70,7 +70,7 @@ var strippedQuery = []string{"key", "api_key", "api-key"}
 // Stats is called once per finished request, for metrics.
 type Stats func(plugin, host string, status int, bytes int64, d time.Duration)
 
-// Service is the egress of one plugin instance. It implements spec.Egress.
+// Service is the egress of one plugin instance. It implements sdk.Egress.
 type Service struct {
 	grant  Grant
 	env    credential.Env
@@ -83,7 +83,7 @@ type Service struct {
 	stats  Stats
 }
 
-var _ spec.Egress = (*Service)(nil)
+var _ sdk.Egress = (*Service)(nil)
 
 // Option configures a Service.
 type Option func(*Service)
@@ -165,7 +165,7 @@ func (s *Service) Close() {
 }
 
 // Do performs one request for the plugin.
-func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.EgressResponse, error) {
+func (s *Service) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error) {
 	start := time.Now()
 	method := req.Method
 	if method == "" {
@@ -188,10 +188,10 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 	if cl := req.Header.Get("Content-Length"); cl != "" && req.Body != nil {
 		n, err := strconv.ParseInt(cl, 10, 64)
 		if err != nil || n < 0 {
-			return nil, spec.Permanentf("egress: Content-Length %q is not a length", clip(cl, 32))
+			return nil, sdk.Permanentf("egress: Content-Length %q is not a length", clip(cl, 32))
 		}
 		if n > s.grant.MaxRequestBytes {
-			return nil, &spec.Error{Class: spec.ClassPermanent, Code: spec.ErrEgressLimit.Code,
+			return nil, &sdk.Error{Class: sdk.ClassPermanent, Code: sdk.ErrEgressLimit.Code,
 				Message: fmt.Sprintf("egress: request body of %d bytes exceeds the %d byte limit (max_request_bytes)", n, s.grant.MaxRequestBytes)}
 		}
 		length = n
@@ -200,7 +200,7 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 	if err != nil {
 		// The message names the reference (env:NAME), never a value.
 		s.logger.Warn("credential unavailable", "host", u.Host, "error", err)
-		return nil, &spec.Error{Class: spec.ClassAuthRequired, Code: "credential_missing", Message: err.Error()}
+		return nil, &sdk.Error{Class: sdk.ClassAuthRequired, Code: "credential_missing", Message: err.Error()}
 	}
 	inject := secret
 	if !s.grant.Inject.Allows(u) {
@@ -212,7 +212,7 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 			q.Del(k)
 		}
 	}
-	if s.grant.Auth.Scheme == spec.AuthQuery && !inject.IsZero() {
+	if s.grant.Auth.Scheme == sdk.AuthQuery && !inject.IsZero() {
 		q.Set(s.grant.Auth.Name, inject.Value())
 	}
 	u.RawQuery = q.Encode()
@@ -229,7 +229,7 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 	hr, err := http.NewRequestWithContext(withLiteral(c.ctx, s.grant.Allow.literal(u)), method, u.String(), reqBody)
 	if err != nil {
 		c.end()
-		return nil, spec.Permanentf("egress: bad request")
+		return nil, sdk.Permanentf("egress: bad request")
 	}
 	hr.Header = req.Header.Clone()
 	if hr.Header == nil {
@@ -238,14 +238,14 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 	for _, h := range strippedHeaders {
 		hr.Header.Del(h)
 	}
-	if s.grant.Auth.Name != "" && s.grant.Auth.Scheme == spec.AuthHeader {
+	if s.grant.Auth.Name != "" && s.grant.Auth.Scheme == sdk.AuthHeader {
 		hr.Header.Del(s.grant.Auth.Name)
 	}
 	if !inject.IsZero() {
 		switch s.grant.Auth.Scheme {
-		case spec.AuthBearer:
+		case sdk.AuthBearer:
 			hr.Header.Set("Authorization", "Bearer "+inject.Value())
-		case spec.AuthHeader:
+		case sdk.AuthHeader:
 			hr.Header.Set(s.grant.Auth.Name, inject.Value())
 		}
 	}
@@ -264,7 +264,7 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 	if resp.ContentLength > s.grant.MaxResponseBytes {
 		resp.Body.Close()
 		c.end()
-		e := &spec.Error{Class: spec.ClassPermanent, Code: spec.ErrEgressLimit.Code,
+		e := &sdk.Error{Class: sdk.ClassPermanent, Code: sdk.ErrEgressLimit.Code,
 			Message: fmt.Sprintf("egress: response of %d bytes exceeds the %d byte limit", resp.ContentLength, s.grant.MaxResponseBytes)}
 		s.finish(method, u.Host, resp.StatusCode, 0, start, e)
 		return nil, e
@@ -278,7 +278,7 @@ func (s *Service) Do(ctx context.Context, req *spec.EgressRequest) (*spec.Egress
 	// injected key to the plugin.
 	red := redact.New(secret.Value())
 	red.Header(resp.Header)
-	return &spec.EgressResponse{StatusCode: resp.StatusCode, Header: resp.Header, Body: red.Reader(b)}, nil
+	return &sdk.EgressResponse{StatusCode: resp.StatusCode, Header: resp.Header, Body: red.Reader(b)}, nil
 }
 
 // credentialParam reports whether a query parameter is one a plugin may not
@@ -289,13 +289,13 @@ func (s *Service) credentialParam(k string) bool {
 			return true
 		}
 	}
-	return s.grant.Auth.Scheme == spec.AuthQuery && strings.EqualFold(k, s.grant.Auth.Name)
+	return s.grant.Auth.Scheme == sdk.AuthQuery && strings.EqualFold(k, s.grant.Auth.Name)
 }
 
 func (s *Service) deny(method, host, why string) error {
 	method, host = clip(method, 32), clip(host, 255)
 	s.denied.log(method, host, why)
-	return &spec.Error{Class: spec.ClassPermanent, Code: spec.ErrEgressDenied.Code, Message: fmt.Sprintf("egress denied: %s %s: %s", method, host, why)}
+	return &sdk.Error{Class: sdk.ClassPermanent, Code: sdk.ErrEgressDenied.Code, Message: fmt.Sprintf("egress denied: %s %s: %s", method, host, why)}
 }
 
 // clip bounds a plugin-chosen string before it reaches a log or a message.
@@ -324,9 +324,9 @@ func (s *Service) transportError(ctx context.Context, c *call, method, host stri
 	case errors.As(err, &de):
 		return s.deny(method, host, de.Error())
 	case errors.As(err, &ne) && ne.Timeout():
-		return &spec.Error{Class: spec.ClassTransient, Code: spec.ErrTimeout.Code, Message: "egress: upstream timed out"}
+		return &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrTimeout.Code, Message: "egress: upstream timed out"}
 	}
-	return &spec.Error{Class: spec.ClassTransient, Message: "egress: " + secret.Redact(inner.Error())}
+	return &sdk.Error{Class: sdk.ClassTransient, Message: "egress: " + secret.Redact(inner.Error())}
 }
 
 func (s *Service) finish(method, host string, status int, n int64, start time.Time, err error) {
@@ -360,7 +360,7 @@ func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.n += int64(n)
 	if b.n > b.limit {
-		err = &spec.Error{Class: spec.ClassPermanent, Code: spec.ErrEgressLimit.Code,
+		err = &sdk.Error{Class: sdk.ClassPermanent, Code: sdk.ErrEgressLimit.Code,
 			Message: fmt.Sprintf("egress: response exceeds the %d byte limit", b.limit)}
 		b.end(err)
 		return n - int(b.n-b.limit), err
@@ -369,7 +369,7 @@ func (b *body) Read(p []byte) (int, error) {
 		if f := b.c.failure(); f != nil {
 			err = f
 		} else {
-			err = &spec.Error{Class: spec.ClassTransient, Message: "egress: reading response: " + b.secret.Redact(err.Error())}
+			err = &sdk.Error{Class: sdk.ClassTransient, Message: "egress: reading response: " + b.secret.Redact(err.Error())}
 		}
 	}
 	if err != nil {

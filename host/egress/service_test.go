@@ -19,7 +19,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/host/credential"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 const secret = "sk-test-5f2c9a7e1d"
@@ -58,7 +58,7 @@ func (s *seen) last(t *testing.T) *http.Request {
 
 func ok(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }
 
-func newService(t *testing.T, logs io.Writer, auth spec.Auth, allow ...string) *Service {
+func newService(t *testing.T, logs io.Writer, auth sdk.Auth, allow ...string) *Service {
 	t.Helper()
 	al, err := NewAllowList(allow...)
 	if err != nil {
@@ -77,9 +77,9 @@ func newService(t *testing.T, logs io.Writer, auth spec.Auth, allow ...string) *
 	return s
 }
 
-func get(t *testing.T, s *Service, url string, h http.Header) (*spec.EgressResponse, error) {
+func get(t *testing.T, s *Service, url string, h http.Header) (*sdk.EgressResponse, error) {
 	t.Helper()
-	resp, err := s.Do(context.Background(), &spec.EgressRequest{Method: "GET", URL: url, Header: h})
+	resp, err := s.Do(context.Background(), &sdk.EgressRequest{Method: "GET", URL: url, Header: h})
 	if err == nil {
 		t.Cleanup(func() { resp.Body.Close() })
 	}
@@ -97,15 +97,15 @@ func TestCredentialInjectionReplacesPluginCredentials(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		auth  spec.Auth
+		auth  sdk.Auth
 		check func(t *testing.T, r *http.Request)
 	}{
-		{"bearer", spec.Auth{Scheme: spec.AuthBearer}, func(t *testing.T, r *http.Request) {
+		{"bearer", sdk.Auth{Scheme: sdk.AuthBearer}, func(t *testing.T, r *http.Request) {
 			if got := r.Header.Get("Authorization"); got != "Bearer "+secret {
 				t.Errorf("Authorization = %q", got)
 			}
 		}},
-		{"header", spec.Auth{Scheme: spec.AuthHeader, Name: "x-api-key"}, func(t *testing.T, r *http.Request) {
+		{"header", sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, func(t *testing.T, r *http.Request) {
 			if got := r.Header.Values("X-Api-Key"); len(got) != 1 || got[0] != secret {
 				t.Errorf("x-api-key = %q", got)
 			}
@@ -113,7 +113,7 @@ func TestCredentialInjectionReplacesPluginCredentials(t *testing.T) {
 				t.Error("plugin's Authorization header reached the upstream")
 			}
 		}},
-		{"query", spec.Auth{Scheme: spec.AuthQuery, Name: "key"}, func(t *testing.T, r *http.Request) {
+		{"query", sdk.Auth{Scheme: sdk.AuthQuery, Name: "key"}, func(t *testing.T, r *http.Request) {
 			if got := r.URL.Query()["key"]; len(got) != 1 || got[0] != secret {
 				t.Errorf("key = %q", got)
 			}
@@ -152,10 +152,10 @@ func TestDeniesHostsOffTheAllowList(t *testing.T) {
 	var up seen
 	srv := httptest.NewServer(up.handler(ok))
 	defer srv.Close()
-	s := newService(t, nil, spec.Auth{Scheme: spec.AuthBearer}, "https://api.example.com")
+	s := newService(t, nil, sdk.Auth{Scheme: sdk.AuthBearer}, "https://api.example.com")
 	for _, u := range []string{srv.URL + "/", "http://api.example.com/", "https://api.example.com:444/", "https://user:pw@api.example.com/", "/relative"} {
 		_, err := get(t, s, u, nil)
-		if !errors.Is(err, spec.ErrEgressDenied) {
+		if !errors.Is(err, sdk.ErrEgressDenied) {
 			t.Errorf("%s: err = %v, want egress denied", u, err)
 		}
 	}
@@ -173,7 +173,7 @@ func TestNeverFollowsRedirects(t *testing.T) {
 		http.Redirect(w, r, off.URL+"/steal", http.StatusFound)
 	}))
 	defer srv.Close()
-	s := newService(t, nil, spec.Auth{Scheme: spec.AuthHeader, Name: "x-api-key"}, srv.URL)
+	s := newService(t, nil, sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, srv.URL)
 	resp, err := get(t, s, srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestResponseSizeLimit(t *testing.T) {
 	defer srv.Close()
 	al, _ := NewAllowList(srv.URL)
 	s := New(Grant{Allow: al, MaxResponseBytes: 100}, hclog.NewNullLogger())
-	if _, err := get(t, s, srv.URL+"/declared", nil); !errors.Is(err, spec.ErrEgressLimit) {
+	if _, err := get(t, s, srv.URL+"/declared", nil); !errors.Is(err, sdk.ErrEgressLimit) {
 		t.Errorf("declared length: err = %v", err)
 	}
 	resp, err := get(t, s, srv.URL+"/streamed", nil)
@@ -208,7 +208,7 @@ func TestResponseSizeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := io.ReadAll(resp.Body)
-	if !errors.Is(err, spec.ErrEgressLimit) || len(got) != 100 {
+	if !errors.Is(err, sdk.ErrEgressLimit) || len(got) != 100 {
 		t.Errorf("streamed: read %d bytes, err = %v", len(got), err)
 	}
 }
@@ -227,7 +227,7 @@ func TestResponseTimeoutIsTransient(t *testing.T) {
 	al, _ := NewAllowList(srv.URL)
 	s := New(Grant{Allow: al, ResponseTimeout: 50 * time.Millisecond}, hclog.NewNullLogger())
 	_, err := get(t, s, srv.URL, nil)
-	if !errors.Is(err, spec.ErrTimeout) || !errors.Is(err, spec.ErrTransient) {
+	if !errors.Is(err, sdk.ErrTimeout) || !errors.Is(err, sdk.ErrTransient) {
 		t.Fatalf("err = %v, want a transient timeout", err)
 	}
 }
@@ -239,12 +239,12 @@ func TestSecretNeverInErrorsOrLogs(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	var logs bytes.Buffer
-	s := newService(t, &logs, spec.Auth{Scheme: spec.AuthQuery, Name: "key"}, "http://"+addr)
+	s := newService(t, &logs, sdk.Auth{Scheme: sdk.AuthQuery, Name: "key"}, "http://"+addr)
 	_, err := get(t, s, "http://"+addr+"/v1?x=1", nil)
 	if err == nil {
 		t.Fatal("dial to a closed port succeeded")
 	}
-	if !errors.Is(err, spec.ErrTransient) {
+	if !errors.Is(err, sdk.ErrTransient) {
 		t.Errorf("err = %v, want transient", err)
 	}
 	if strings.Contains(err.Error(), secret) || strings.Contains(logs.String(), secret) {
@@ -260,10 +260,10 @@ func TestMissingCredentialIsAuthRequired(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(ok))
 	defer srv.Close()
 	al, _ := NewAllowList(srv.URL)
-	s := New(Grant{Allow: al, Auth: spec.Auth{Scheme: spec.AuthBearer}, Credential: credential.MustParse("env:NOPE")},
+	s := New(Grant{Allow: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, Credential: credential.MustParse("env:NOPE")},
 		hclog.NewNullLogger(), WithEnv(env))
 	_, err := get(t, s, srv.URL, nil)
-	if !errors.Is(err, spec.ErrAuthRequired) || !strings.Contains(err.Error(), "env:NOPE") {
+	if !errors.Is(err, sdk.ErrAuthRequired) || !strings.Contains(err.Error(), "env:NOPE") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -289,7 +289,7 @@ func TestStreamsEventByEvent(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	s := newService(t, nil, spec.Auth{}, srv.URL)
+	s := newService(t, nil, sdk.Auth{}, srv.URL)
 	resp, err := get(t, s, srv.URL, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -324,7 +324,7 @@ func TestEchoedCredentialNeverReachesThePlugin(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(reflect))
 	defer srv.Close()
-	for _, auth := range []spec.Auth{{Scheme: spec.AuthBearer}, {Scheme: spec.AuthHeader, Name: "x-api-key"}, {Scheme: spec.AuthQuery, Name: "key"}} {
+	for _, auth := range []sdk.Auth{{Scheme: sdk.AuthBearer}, {Scheme: sdk.AuthHeader, Name: "x-api-key"}, {Scheme: sdk.AuthQuery, Name: "key"}} {
 		s := newService(t, nil, auth, srv.URL)
 		resp, err := get(t, s, srv.URL+"/echo", nil)
 		if err != nil {
@@ -352,7 +352,7 @@ func TestCredentialOnlyOnTheProvidersOrigin(t *testing.T) {
 	defer ownSrv.Close()
 	extraSrv := httptest.NewServer(extra.handler(ok))
 	defer extraSrv.Close()
-	s := newService(t, nil, spec.Auth{Scheme: spec.AuthBearer}, ownSrv.URL, extraSrv.URL)
+	s := newService(t, nil, sdk.Auth{Scheme: sdk.AuthBearer}, ownSrv.URL, extraSrv.URL)
 	if _, err := get(t, s, extraSrv.URL+"/cdn", nil); err != nil {
 		t.Fatal(err)
 	}

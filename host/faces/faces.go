@@ -9,14 +9,14 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/host/chain"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // Display is what a face needs of a display plugin instance.
 type Display interface {
 	Name() string
-	Caps(ctx context.Context) (spec.DisplayCaps, error)
-	Show(ctx context.Context, f spec.Frame) error
+	Caps(ctx context.Context) (sdk.DisplayCaps, error)
+	Show(ctx context.Context, f sdk.Frame) error
 }
 
 // Options tunes the faces.
@@ -61,7 +61,7 @@ func New(displays []Display, logger hclog.Logger, opts Options) *Faces {
 			w.run(ctx)
 		}()
 	}
-	f.show(spec.Frame{Expression: spec.ExprIdle})
+	f.show(sdk.Frame{Expression: sdk.ExprIdle})
 	return f
 }
 
@@ -77,7 +77,7 @@ func (f *Faces) Close() {
 }
 
 // show hands frame to every worker; it never blocks.
-func (f *Faces) show(frame spec.Frame) {
+func (f *Faces) show(frame sdk.Frame) {
 	for _, w := range f.workers {
 		w.offer(frame)
 	}
@@ -95,7 +95,7 @@ func (f *Faces) OnTurnStart(chainName string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cancelIdle()
-	f.show(spec.Frame{Expression: spec.ExprThinking, Text: "thinking…", Status: map[string]string{"chain": chainName}})
+	f.show(sdk.Frame{Expression: sdk.ExprThinking, Text: "thinking…", Status: map[string]string{"chain": chainName}})
 }
 
 // OnFirstContent shows speaking, naming the provider that answers.
@@ -103,7 +103,7 @@ func (f *Faces) OnFirstContent(chainName, provider string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cancelIdle()
-	f.show(spec.Frame{Expression: spec.ExprSpeaking, Status: map[string]string{"chain": chainName, "provider": provider}})
+	f.show(sdk.Frame{Expression: sdk.ExprSpeaking, Status: map[string]string{"chain": chainName, "provider": provider}})
 }
 
 // OnTurnEnd shows happy (then idle), degraded or sad.
@@ -119,14 +119,14 @@ func (f *Faces) OnTurnEnd(chainName string, res *chain.Result, err error) {
 	var committed *chain.CommittedError
 	switch {
 	case err == nil:
-		f.show(spec.Frame{Expression: spec.ExprHappy, Status: status})
-		f.idle = time.AfterFunc(f.opts.HappyFor, func() { f.show(spec.Frame{Expression: spec.ExprIdle, Status: status}) })
+		f.show(sdk.Frame{Expression: sdk.ExprHappy, Status: status})
+		f.idle = time.AfterFunc(f.opts.HappyFor, func() { f.show(sdk.Frame{Expression: sdk.ExprIdle, Status: status}) })
 	case errors.As(err, &exhausted):
 		delete(status, "provider")
-		f.show(spec.Frame{Expression: spec.ExprDegraded, Text: "can't think right now", Status: status})
+		f.show(sdk.Frame{Expression: sdk.ExprDegraded, Text: "can't think right now", Status: status})
 	case errors.As(err, &committed):
-		f.show(spec.Frame{Expression: spec.ExprSad, Text: "lost my train of thought", Status: status})
+		f.show(sdk.Frame{Expression: sdk.ExprSad, Text: "lost my train of thought", Status: status})
 	default: // the caller went away: nothing to be sad about
-		f.show(spec.Frame{Expression: spec.ExprIdle, Status: status})
+		f.show(sdk.Frame{Expression: sdk.ExprIdle, Status: status})
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/host/chain"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // fakeDisplay records frames; when gate is set, each Show waits on it.
@@ -20,18 +20,18 @@ type fakeDisplay struct {
 	entered chan struct{} // when set, told each time Show starts
 	fail    error
 	mu      sync.Mutex
-	shown   []spec.Expression
-	seen    chan spec.Expression
+	shown   []sdk.Expression
+	seen    chan sdk.Expression
 }
 
-func newFake() *fakeDisplay { return &fakeDisplay{seen: make(chan spec.Expression, 100)} }
+func newFake() *fakeDisplay { return &fakeDisplay{seen: make(chan sdk.Expression, 100)} }
 
 func (d *fakeDisplay) Name() string { return "fake" }
-func (d *fakeDisplay) Caps(context.Context) (spec.DisplayCaps, error) {
-	return spec.DisplayCaps{Width: 250, Height: 122, Mono: true}, nil
+func (d *fakeDisplay) Caps(context.Context) (sdk.DisplayCaps, error) {
+	return sdk.DisplayCaps{Width: 250, Height: 122, Mono: true}, nil
 }
 
-func (d *fakeDisplay) Show(ctx context.Context, f spec.Frame) error {
+func (d *fakeDisplay) Show(ctx context.Context, f sdk.Frame) error {
 	if d.entered != nil {
 		d.entered <- struct{}{}
 	}
@@ -49,7 +49,7 @@ func (d *fakeDisplay) Show(ctx context.Context, f spec.Frame) error {
 	return d.fail
 }
 
-func (d *fakeDisplay) waitFor(t *testing.T, e spec.Expression) {
+func (d *fakeDisplay) waitFor(t *testing.T, e sdk.Expression) {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {
@@ -64,10 +64,10 @@ func (d *fakeDisplay) waitFor(t *testing.T, e spec.Expression) {
 	}
 }
 
-func (d *fakeDisplay) frames() []spec.Expression {
+func (d *fakeDisplay) frames() []sdk.Expression {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append([]spec.Expression(nil), d.shown...)
+	return append([]sdk.Expression(nil), d.shown...)
 }
 
 func TestLifecycleOfASuccessfulTurn(t *testing.T) {
@@ -75,15 +75,15 @@ func TestLifecycleOfASuccessfulTurn(t *testing.T) {
 	d := newFake()
 	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Millisecond})
 	defer f.Close()
-	d.waitFor(t, spec.ExprIdle)
+	d.waitFor(t, sdk.ExprIdle)
 	f.OnTurnStart("default")
-	d.waitFor(t, spec.ExprThinking)
+	d.waitFor(t, sdk.ExprThinking)
 	f.OnFirstContent("default", "glm")
-	d.waitFor(t, spec.ExprSpeaking)
+	d.waitFor(t, sdk.ExprSpeaking)
 	f.OnTurnEnd("default", &chain.Result{Provider: "glm"}, nil)
-	d.waitFor(t, spec.ExprHappy)
-	d.waitFor(t, spec.ExprIdle)
-	want := []spec.Expression{spec.ExprIdle, spec.ExprThinking, spec.ExprSpeaking, spec.ExprHappy, spec.ExprIdle}
+	d.waitFor(t, sdk.ExprHappy)
+	d.waitFor(t, sdk.ExprIdle)
+	want := []sdk.Expression{sdk.ExprIdle, sdk.ExprThinking, sdk.ExprSpeaking, sdk.ExprHappy, sdk.ExprIdle}
 	if diff := cmp.Diff(want, d.frames()); diff != "" {
 		t.Errorf("frames (-want +got):\n%s", diff)
 	}
@@ -95,12 +95,12 @@ func TestExhaustedChainShowsDegradedAndRecovers(t *testing.T) {
 	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Hour})
 	defer f.Close()
 	f.OnTurnStart("default")
-	f.OnTurnEnd("default", &chain.Result{}, &chain.ExhaustedError{Chain: "default", Last: spec.ErrTransient})
-	d.waitFor(t, spec.ExprDegraded)
+	f.OnTurnEnd("default", &chain.Result{}, &chain.ExhaustedError{Chain: "default", Last: sdk.ErrTransient})
+	d.waitFor(t, sdk.ExprDegraded)
 	f.OnTurnStart("default")
 	f.OnFirstContent("default", "ollama")
 	f.OnTurnEnd("default", &chain.Result{Provider: "ollama"}, nil)
-	d.waitFor(t, spec.ExprHappy)
+	d.waitFor(t, sdk.ExprHappy)
 }
 
 // TestSlowDisplayNeverBlocksTheTurn: while the panel is stuck in a Show,
@@ -120,9 +120,9 @@ func TestSlowDisplayNeverBlocksTheTurn(t *testing.T) {
 		f.OnTurnEnd("default", &chain.Result{Provider: "glm"}, nil)
 	}
 	d.gate <- struct{}{} // the idle frame from New, stuck until now
-	d.waitFor(t, spec.ExprIdle)
+	d.waitFor(t, sdk.ExprIdle)
 	d.gate <- struct{}{}
-	d.waitFor(t, spec.ExprHappy)
+	d.waitFor(t, sdk.ExprHappy)
 	close(d.gate)
 	if got := d.frames(); len(got) != 2 {
 		t.Errorf("drew %v, want only idle then the latest (happy)", got)
@@ -137,6 +137,6 @@ func TestFailingDisplayIsContained(t *testing.T) {
 	f := New([]Display{d, ok}, hclog.NewNullLogger(), Options{})
 	defer f.Close()
 	f.OnTurnStart("default")
-	ok.waitFor(t, spec.ExprThinking)
-	d.waitFor(t, spec.ExprThinking)
+	ok.waitFor(t, sdk.ExprThinking)
+	d.waitFor(t, sdk.ExprThinking)
 }

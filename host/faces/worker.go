@@ -7,7 +7,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // worker owns one display: a one-frame mailbox, drained at the panel's pace.
@@ -18,11 +18,11 @@ type worker struct {
 	wake    chan struct{} // capacity 1: "a newer frame is waiting"
 
 	mu      sync.Mutex
-	pending *spec.Frame
+	pending *sdk.Frame
 }
 
 // offer replaces the pending frame; the latest wins.
-func (w *worker) offer(f spec.Frame) {
+func (w *worker) offer(f sdk.Frame) {
 	w.mu.Lock()
 	w.pending = &f
 	w.mu.Unlock()
@@ -32,11 +32,11 @@ func (w *worker) offer(f spec.Frame) {
 	}
 }
 
-func (w *worker) take() (spec.Frame, bool) {
+func (w *worker) take() (sdk.Frame, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.pending == nil {
-		return spec.Frame{}, false
+		return sdk.Frame{}, false
 	}
 	f := *w.pending
 	w.pending = nil
@@ -48,7 +48,7 @@ func (w *worker) run(ctx context.Context) {
 	if caps, err := w.caps(ctx); err == nil && time.Duration(caps.MinIntervalMS)*time.Millisecond > interval {
 		interval = time.Duration(caps.MinIntervalMS) * time.Millisecond
 	}
-	var last spec.Frame
+	var last sdk.Frame
 	var shown bool
 	for {
 		select {
@@ -80,13 +80,13 @@ func (w *worker) run(ctx context.Context) {
 	}
 }
 
-func (w *worker) caps(ctx context.Context) (spec.DisplayCaps, error) {
+func (w *worker) caps(ctx context.Context) (sdk.DisplayCaps, error) {
 	ctx, cancel := context.WithTimeout(ctx, w.opts.ShowTimeout)
 	defer cancel()
 	return w.display.Caps(ctx)
 }
 
-func sameFrame(a, b spec.Frame) bool {
+func sameFrame(a, b sdk.Frame) bool {
 	if a.Expression != b.Expression || a.Text != b.Text || len(a.Status) != len(b.Status) {
 		return false
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/axonhq/axon/host/egress"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // reportLatency adds p50 and p99 of per-call durations to a benchmark.
@@ -28,7 +28,7 @@ func reportLatency(b *testing.B, d []time.Duration) {
 func BenchmarkGenerateSubprocess(b *testing.B) {
 	s := New(nullLogger(), Options{})
 	defer s.Close()
-	s.Add(Spec{Name: "echo", Kind: spec.KindProvider, Path: bin("echo")})
+	s.Add(Spec{Name: "echo", Kind: sdk.KindProvider, Path: bin("echo")})
 	in, _ := s.Instance("echo")
 	ctx := context.Background()
 	if err := in.Start(ctx); err != nil {
@@ -55,7 +55,7 @@ func BenchmarkEgressRoundTrip(b *testing.B) {
 	al, _ := egress.NewAllowList(srv.URL)
 	s := New(nullLogger(), Options{})
 	defer s.Close()
-	s.Add(Spec{Name: "get", Kind: spec.KindProvider, Path: bin("hostile"), Egress: &egress.Grant{Allow: al}})
+	s.Add(Spec{Name: "get", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: &egress.Grant{Allow: al}})
 	in, _ := s.Instance("get")
 	ctx := context.Background()
 	d := make([]time.Duration, 0, b.N)
@@ -79,7 +79,7 @@ func BenchmarkPluginStart(b *testing.B) {
 		b.Run(string(sb), func(b *testing.B) {
 			s := New(nullLogger(), Options{})
 			defer s.Close()
-			s.Add(Spec{Name: "echo", Kind: spec.KindProvider, Path: bin("echo"), Sandbox: sb})
+			s.Add(Spec{Name: "echo", Kind: sdk.KindProvider, Path: bin("echo"), Sandbox: sb})
 			in, _ := s.Instance("echo")
 			ctx := context.Background()
 			d := make([]time.Duration, 0, b.N)

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/axonhq/axon/host/redact"
-	"github.com/axonhq/axon/sdk/pluginrpc"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc"
+	"github.com/axonhq/axon/sdk"
 )
 
 // call runs f with the running process's kind-specific client. When the
@@ -23,7 +23,7 @@ func call[T any](ctx context.Context, in *Instance, f func(T) error) error {
 		return fmt.Errorf("plugin %s: is a %s plugin", in.spec.Name, p.info.Kind)
 	}
 	err = f(s)
-	if errors.Is(err, spec.ErrPluginExited) {
+	if errors.Is(err, sdk.ErrPluginExited) {
 		in.lost(p, "connection lost during a call")
 	}
 	return p.redactErr(err)
@@ -48,7 +48,7 @@ func (p *process) redactErr(err error) error {
 	if r.Empty() || r.String(err.Error()) == err.Error() {
 		return err
 	}
-	var se *spec.Error
+	var se *sdk.Error
 	if errors.As(err, &se) {
 		c := *se
 		c.Message, c.Code = r.String(se.Message), r.String(se.Code)
@@ -58,30 +58,30 @@ func (p *process) redactErr(err error) error {
 }
 
 // Generate runs a provider call on the current process. If the process
-// dies during the call the error is spec.ErrPluginExited, and the next call
+// dies during the call the error is sdk.ErrPluginExited, and the next call
 // runs on a restarted process.
-func (in *Instance) Generate(ctx context.Context, req *spec.Request, out spec.Sink) error {
+func (in *Instance) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
 	return call(ctx, in, func(p *pluginrpc.ProviderClient) error { return p.Generate(ctx, req, out) })
 }
 
 // Models lists a provider's models.
-func (in *Instance) Models(ctx context.Context) ([]spec.Model, error) {
-	var ms []spec.Model
+func (in *Instance) Models(ctx context.Context) ([]sdk.Model, error) {
+	var ms []sdk.Model
 	err := call(ctx, in, func(p *pluginrpc.ProviderClient) (err error) { ms, err = p.Models(ctx); return err })
 	return ms, err
 }
 
 // Tools lists a tool plugin's tools.
-func (in *Instance) Tools(ctx context.Context) ([]spec.ToolSpec, error) {
-	var ts []spec.ToolSpec
+func (in *Instance) Tools(ctx context.Context) ([]sdk.ToolSpec, error) {
+	var ts []sdk.ToolSpec
 	err := call(ctx, in, func(t *pluginrpc.ToolClient) (err error) { ts, err = t.Tools(ctx); return err })
 	return ts, err
 }
 
 // Call runs one tool call. The result's text goes to the model and the
 // WAL, so the tool's credential is masked in it.
-func (in *Instance) Call(ctx context.Context, inv spec.Invocation) (spec.ToolResult, error) {
-	var res spec.ToolResult
+func (in *Instance) Call(ctx context.Context, inv sdk.Invocation) (sdk.ToolResult, error) {
+	var res sdk.ToolResult
 	var red *redact.Redactor
 	err := call(ctx, in, func(t *pluginrpc.ToolClient) (err error) {
 		res, err = t.Call(ctx, inv)
@@ -92,7 +92,7 @@ func (in *Instance) Call(ctx context.Context, inv spec.Invocation) (spec.ToolRes
 	}
 	if !red.Empty() {
 		for i, part := range res.Content {
-			if tp, ok := part.(spec.Text); ok {
+			if tp, ok := part.(sdk.Text); ok {
 				tp.Text = red.String(tp.Text)
 				res.Content[i] = tp
 			}
@@ -102,14 +102,14 @@ func (in *Instance) Call(ctx context.Context, inv spec.Invocation) (spec.ToolRes
 }
 
 // Caps describes a display.
-func (in *Instance) Caps(ctx context.Context) (spec.DisplayCaps, error) {
-	var c spec.DisplayCaps
+func (in *Instance) Caps(ctx context.Context) (sdk.DisplayCaps, error) {
+	var c sdk.DisplayCaps
 	err := call(ctx, in, func(d *pluginrpc.DisplayClient) (err error) { c, err = d.Caps(ctx); return err })
 	return c, err
 }
 
 // Show draws a frame on a display.
-func (in *Instance) Show(ctx context.Context, f spec.Frame) error {
+func (in *Instance) Show(ctx context.Context, f sdk.Frame) error {
 	return call(ctx, in, func(d *pluginrpc.DisplayClient) error { return d.Show(ctx, f) })
 }
 

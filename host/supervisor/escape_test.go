@@ -27,7 +27,7 @@ import (
 	"github.com/axonhq/axon/host/egress"
 	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/host/sandbox"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // The escape suite runs in a re-executed copy of this test binary, so that
@@ -263,11 +263,11 @@ func TestEscapeSuite(t *testing.T) {
 	}
 	logs := &logbuf.Buffer{}
 	s := newSupervisor(t, logs, Options{})
-	grant := &egress.Grant{Allow: al, Inject: al, Auth: spec.Auth{Scheme: spec.AuthBearer}, AuthSet: true, Credential: credential.MustParse("file:" + host.keyFile)}
-	if err := s.Add(Spec{Name: "evil", Kind: spec.KindProvider, Path: bin("hostile"), Egress: grant}); err != nil {
+	grant := &egress.Grant{Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, AuthSet: true, Credential: credential.MustParse("file:" + host.keyFile)}
+	if err := s.Add(Spec{Name: "evil", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: grant}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Add(Spec{Name: "victim", Kind: spec.KindProvider, Path: bin("echo")}); err != nil {
+	if err := s.Add(Spec{Name: "victim", Kind: sdk.KindProvider, Path: bin("echo")}); err != nil {
 		t.Fatal(err)
 	}
 	evil, _ := s.Instance("evil")
@@ -407,7 +407,7 @@ func TestEscapeSuite(t *testing.T) {
 	// After all of it, a second supervisor's victim still answers (the
 	// first was closed by the grandchild check).
 	s2 := newSupervisor(t, &logbuf.Buffer{}, Options{})
-	s2.Add(Spec{Name: "victim", Kind: spec.KindProvider, Path: bin("echo")})
+	s2.Add(Spec{Name: "victim", Kind: sdk.KindProvider, Path: bin("echo")})
 	v2, _ := s2.Instance("victim")
 	_ = victim
 	if _, out, err := collect(ctx, v2, "still answering"); err != nil || out != "still answering" {
@@ -420,8 +420,8 @@ func TestEscapeSuite(t *testing.T) {
 func TestVictimAnswersBesideHostile(t *testing.T) {
 	t.Parallel()
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
-	s.Add(Spec{Name: "evil", Kind: spec.KindProvider, Path: bin("hostile")})
-	s.Add(Spec{Name: "victim", Kind: spec.KindProvider, Path: bin("echo")})
+	s.Add(Spec{Name: "evil", Kind: sdk.KindProvider, Path: bin("hostile")})
+	s.Add(Spec{Name: "victim", Kind: sdk.KindProvider, Path: bin("echo")})
 	evil, _ := s.Instance("evil")
 	victim, _ := s.Instance("victim")
 	ctx := context.Background()
@@ -543,7 +543,7 @@ func TestHoldGrandchild(t *testing.T) {
 		t.Skip("helper: runs only in the child that TestGrandchildDiesWithKilledHost starts")
 	}
 	s := New(nullLogger(), Options{})
-	s.Add(Spec{Name: "evil", Kind: spec.KindProvider, Path: bin("hostile")})
+	s.Add(Spec{Name: "evil", Kind: sdk.KindProvider, Path: bin("hostile")})
 	in, _ := s.Instance("evil")
 	_, out, err := collect(context.Background(), in, "attack grandchild "+os.Getenv(escapeSecretEnv))
 	if err != nil || !strings.HasPrefix(out, "spawned: ") {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/axonhq/axon/host/egress"
 	"github.com/axonhq/axon/host/sandbox"
-	"github.com/axonhq/axon/sdk/pluginrpc"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc"
+	"github.com/axonhq/axon/sdk"
 )
 
 // ErrChecksum is returned when a binary does not match its sha256 pin.
@@ -38,7 +38,7 @@ type Instance struct {
 type process struct {
 	client  *plugin.Client
 	rpc     plugin.ClientProtocol
-	info    spec.Info
+	info    sdk.Info
 	service any // *pluginrpc.ProviderClient, ToolClient or DisplayClient
 	egress  *egress.Service
 	started time.Time
@@ -158,7 +158,7 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 			return fmt.Errorf("config: %w", err)
 		}
 	}
-	var eg spec.Egress
+	var eg sdk.Egress
 	if g := in.spec.Egress; g != nil {
 		grant := *g
 		grant.Plugin = in.spec.Name
@@ -167,7 +167,7 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 			// usual bearer header: a hostile one would name a query
 			// parameter or header its upstream echoes or logs.
 			switch a := p.info.Auth; a.Scheme {
-			case spec.AuthNone, spec.AuthBearer:
+			case sdk.AuthNone, sdk.AuthBearer:
 				grant.Auth = a
 			default:
 				return fmt.Errorf("the plugin asks for its credential in %s %q; only the block's preset or auth {} may place a credential anywhere but Authorization: Bearer. "+
@@ -215,10 +215,10 @@ func (in *Instance) Start(ctx context.Context) error {
 }
 
 // Info returns the plugin's metadata, starting it if needed.
-func (in *Instance) Info(ctx context.Context) (spec.Info, error) {
+func (in *Instance) Info(ctx context.Context) (sdk.Info, error) {
 	p, err := in.ensure(ctx)
 	if err != nil {
-		return spec.Info{}, err
+		return sdk.Info{}, err
 	}
 	return p.info, nil
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/axonhq/axon/host/credential"
 	"github.com/axonhq/axon/host/egress"
 	"github.com/axonhq/axon/host/internal/logbuf"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // upstream is an httptest server that records the credentials it receives.
@@ -61,13 +61,13 @@ func TestIsolation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &egress.Grant{Allow: al, Inject: al, Auth: spec.Auth{Scheme: spec.AuthBearer}, AuthSet: true, Credential: credential.MustParse(ref)}
+		return &egress.Grant{Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, AuthSet: true, Credential: credential.MustParse(ref)}
 	}
-	values := func(u *upstream) func(spec.Info) (json.RawMessage, error) {
-		return func(spec.Info) (json.RawMessage, error) { return json.Marshal(map[string]string{"base_url": u.URL}) }
+	values := func(u *upstream) func(sdk.Info) (json.RawMessage, error) {
+		return func(sdk.Info) (json.RawMessage, error) { return json.Marshal(map[string]string{"base_url": u.URL}) }
 	}
-	s.Add(Spec{Name: "evil-a", Kind: spec.KindProvider, Path: bin("hostile"), Egress: grant(upA, "env:AXON_TEST_KEY_A"), Values: values(upA)})
-	s.Add(Spec{Name: "evil-b", Kind: spec.KindProvider, Path: bin("hostile"), Egress: grant(upB, "env:AXON_TEST_KEY_B"), Values: values(upB)})
+	s.Add(Spec{Name: "evil-a", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: grant(upA, "env:AXON_TEST_KEY_A"), Values: values(upA)})
+	s.Add(Spec{Name: "evil-b", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: grant(upB, "env:AXON_TEST_KEY_B"), Values: values(upB)})
 	a, _ := s.Instance("evil-a")
 	b, _ := s.Instance("evil-b")
 	ctx := context.Background()
@@ -215,7 +215,7 @@ func TestSandboxNoneHasNetwork(t *testing.T) {
 		}
 	}()
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
-	s.Add(Spec{Name: "open", Kind: spec.KindProvider, Path: bin("hostile"), Sandbox: SandboxNone})
+	s.Add(Spec{Name: "open", Kind: sdk.KindProvider, Path: bin("hostile"), Sandbox: SandboxNone})
 	in, _ := s.Instance("open")
 	_, out, err := collect(context.Background(), in, "dial "+l.Addr().String())
 	if err != nil || out != "dial ok" {
@@ -245,13 +245,13 @@ func TestEgressStreamsThroughPlugin(t *testing.T) {
 	defer srv.Close()
 	al, _ := egress.NewAllowList(srv.URL)
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
-	s.Add(Spec{Name: "sse", Kind: spec.KindProvider, Path: bin("hostile"), Egress: &egress.Grant{Allow: al}})
+	s.Add(Spec{Name: "sse", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: &egress.Grant{Allow: al}})
 	in, _ := s.Instance("sse")
 	ctx, cancel := context.WithTimeout(context.Background(), 30_000_000_000)
 	defer cancel()
 	var got []string
-	err := in.Generate(ctx, ask("sse "+srv.URL), spec.SinkFunc(func(_ context.Context, ev spec.Event) error {
-		if ev.Type == spec.EventTextDelta {
+	err := in.Generate(ctx, ask("sse "+srv.URL), sdk.SinkFunc(func(_ context.Context, ev sdk.Event) error {
+		if ev.Type == sdk.EventTextDelta {
 			got = append(got, ev.Text)
 			delivered <- struct{}{}
 		}
@@ -275,13 +275,13 @@ func TestPluginCannotChooseWhereTheKeyGoes(t *testing.T) {
 	grant := func(set bool) *egress.Grant {
 		g := &egress.Grant{Allow: al, Inject: al, Credential: credential.MustParse("env:AXON_TEST_KEY_Q")}
 		if set {
-			g.Auth, g.AuthSet = spec.Auth{Scheme: spec.AuthBearer}, true
+			g.Auth, g.AuthSet = sdk.Auth{Scheme: sdk.AuthBearer}, true
 		}
 		return g
 	}
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{Env: []string{"AXON_TEST_INFO_AUTH=query:debug"}})
-	s.Add(Spec{Name: "chooser", Kind: spec.KindProvider, Path: bin("hostile"), Egress: grant(false)})
-	s.Add(Spec{Name: "told", Kind: spec.KindProvider, Path: bin("hostile"), Egress: grant(true)})
+	s.Add(Spec{Name: "chooser", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: grant(false)})
+	s.Add(Spec{Name: "told", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: grant(true)})
 	chooser, _ := s.Instance("chooser")
 	if err := chooser.Start(context.Background()); err == nil || !strings.Contains(err.Error(), `add auth { scheme = "query"  name = "debug" }`) {
 		t.Fatalf("start = %v", err)
@@ -309,8 +309,8 @@ func TestPluginErrorsAreMasked(t *testing.T) {
 	al, _ := egress.NewAllowList(up.URL)
 	logs := &logbuf.Buffer{}
 	s := newSupervisor(t, logs, Options{})
-	s.Add(Spec{Name: "leaky", Kind: spec.KindProvider, Path: bin("hostile"),
-		Egress: &egress.Grant{Allow: al, Inject: al, Auth: spec.Auth{Scheme: spec.AuthBearer}, AuthSet: true, Credential: credential.MustParse("env:AXON_TEST_KEY_L")}})
+	s.Add(Spec{Name: "leaky", Kind: sdk.KindProvider, Path: bin("hostile"),
+		Egress: &egress.Grant{Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, AuthSet: true, Credential: credential.MustParse("env:AXON_TEST_KEY_L")}})
 	in, _ := s.Instance("leaky")
 	_, _, err := collect(context.Background(), in, "leak "+up.URL+"/hex")
 	if err == nil {
@@ -319,8 +319,8 @@ func TestPluginErrorsAreMasked(t *testing.T) {
 	if strings.Contains(err.Error(), key) || strings.Contains(logs.String(), key) {
 		t.Fatalf("the key came back from the plugin: %v", err)
 	}
-	var se *spec.Error
-	if !errors.As(err, &se) || se.Class != spec.ClassPermanent || se.Code != "[redacted]" || !strings.Contains(se.Message, "[redacted]") {
+	var se *sdk.Error
+	if !errors.As(err, &se) || se.Class != sdk.ClassPermanent || se.Code != "[redacted]" || !strings.Contains(se.Message, "[redacted]") {
 		t.Fatalf("error = %#v: want the class kept and the key masked", err)
 	}
 }

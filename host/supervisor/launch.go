@@ -13,8 +13,8 @@ import (
 	"github.com/hashicorp/go-plugin/runner"
 
 	"github.com/axonhq/axon/host/sandbox"
-	"github.com/axonhq/axon/sdk/pluginrpc"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc"
+	"github.com/axonhq/axon/sdk"
 )
 
 // launch is one attempt to start a plugin process: the go-plugin client
@@ -135,35 +135,35 @@ func hostPluginEnv() []string {
 // asks for its Info, and kills it: nothing is configured and no egress is
 // granted. On a root host it runs as the last id of ids. `axon plugins`
 // lists binaries with it.
-func Probe(ctx context.Context, logger hclog.Logger, sp Spec, ids IDRange) (spec.Info, error) {
+func Probe(ctx context.Context, logger hclog.Logger, sp Spec, ids IDRange) (sdk.Info, error) {
 	if sp.Sandbox == "" {
 		sp.Sandbox = SandboxFull
 	}
 	if err := sandboxSupported(sp.Sandbox); err != nil {
-		return spec.Info{}, err
+		return sdk.Info{}, err
 	}
 	opts := Options{PluginIDs: ids}
 	opts.defaults()
 	root, err := newSocketRoot()
 	if err != nil {
-		return spec.Info{}, err
+		return sdk.Info{}, err
 	}
 	defer os.RemoveAll(root)
 	opts.socketRoot = root
 	l, err := newLaunch(sp, newIDSource(opts.PluginIDs).probe(), logger, &opts)
 	if err != nil {
-		return spec.Info{}, fmt.Errorf("plugin %s: %w", sp.Name, err)
+		return sdk.Info{}, fmt.Errorf("plugin %s: %w", sp.Name, err)
 	}
 	client := plugin.NewClient(l.cfg)
 	defer client.Kill()
 	rpc, err := client.Client()
 	l.started()
 	if err != nil {
-		return spec.Info{}, fmt.Errorf("start %s: %w", sp.Path, l.explain(sp.Name, err))
+		return sdk.Info{}, fmt.Errorf("start %s: %w", sp.Path, l.explain(sp.Name, err))
 	}
 	raw, err := rpc.Dispense(pluginrpc.NameBase)
 	if err != nil {
-		return spec.Info{}, err
+		return sdk.Info{}, err
 	}
 	return raw.(*pluginrpc.BaseClient).Info(ctx)
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/host/internal/testbin"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // binDir holds the plugin binaries built once for the package's tests:
@@ -42,15 +42,15 @@ func newSupervisor(t *testing.T, logs *logbuf.Buffer, opts Options) *Supervisor 
 	return s
 }
 
-func ask(text string) *spec.Request {
-	return &spec.Request{Messages: []spec.Message{{Role: spec.RoleUser, Parts: []spec.Part{spec.Text{Text: text}}}}}
+func ask(text string) *sdk.Request {
+	return &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: text}}}}}
 }
 
 // collect runs one Generate and returns the events and the joined text.
-func collect(ctx context.Context, in *Instance, text string) ([]spec.Event, string, error) {
-	var events []spec.Event
+func collect(ctx context.Context, in *Instance, text string) ([]sdk.Event, string, error) {
+	var events []sdk.Event
 	var sb strings.Builder
-	err := in.Generate(ctx, ask(text), spec.SinkFunc(func(_ context.Context, ev spec.Event) error {
+	err := in.Generate(ctx, ask(text), sdk.SinkFunc(func(_ context.Context, ev sdk.Event) error {
 		events = append(events, ev)
 		sb.WriteString(ev.Text)
 		return nil

@@ -13,24 +13,24 @@ import (
 
 	"github.com/axonhq/axon/host/egress"
 	"github.com/axonhq/axon/host/sandbox"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 // Spec is one configured plugin instance. The HCL loader fills it from a
 // provider, tool or display block; tests fill it directly.
 type Spec struct {
-	Name    string    // instance name: the block label, unique
-	Kind    spec.Kind // what the binary must serve
-	Path    string    // plugin binary
-	SHA256  []byte    // optional pin; a mismatching binary is refused
-	Sandbox Sandbox   // "" means SandboxFull
+	Name    string   // instance name: the block label, unique
+	Kind    sdk.Kind // what the binary must serve
+	Path    string   // plugin binary
+	SHA256  []byte   // optional pin; a mismatching binary is refused
+	Sandbox Sandbox  // "" means SandboxFull
 
 	// Grants are the host paths and device nodes the jail shows the plugin.
 	Grants []sandbox.Grant
 
 	// Values returns the plugin-owned configuration, decoded against the
 	// schema the plugin declares in Info. Nil means an empty object.
-	Values func(info spec.Info) (json.RawMessage, error)
+	Values func(info sdk.Info) (json.RawMessage, error)
 
 	// Egress, when set, is served to the plugin. A zero Auth scheme is
 	// filled from the plugin's Info.Auth.

@@ -14,13 +14,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/axonhq/axon/host/internal/logbuf"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/sdk"
 )
 
 func TestEchoPluginAnswersEndToEnd(t *testing.T) {
 	t.Parallel()
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
-	if err := s.Add(Spec{Name: "echo", Kind: spec.KindProvider, Path: bin("echo")}); err != nil {
+	if err := s.Add(Spec{Name: "echo", Kind: sdk.KindProvider, Path: bin("echo")}); err != nil {
 		t.Fatal(err)
 	}
 	in, _ := s.Instance("echo")
@@ -44,7 +44,7 @@ func TestEchoPluginAnswersEndToEnd(t *testing.T) {
 func TestPluginKilledMidStreamGivesTypedErrorThenRestarts(t *testing.T) {
 	t.Parallel()
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{BackoffBase: 10 * time.Millisecond})
-	if err := s.Add(Spec{Name: "victim", Kind: spec.KindProvider, Path: bin("hostile")}); err != nil {
+	if err := s.Add(Spec{Name: "victim", Kind: sdk.KindProvider, Path: bin("hostile")}); err != nil {
 		t.Fatal(err)
 	}
 	in, _ := s.Instance("victim")
@@ -53,7 +53,7 @@ func TestPluginKilledMidStreamGivesTypedErrorThenRestarts(t *testing.T) {
 
 	killed := false
 	var firstPid int
-	err := in.Generate(ctx, ask("forever"), spec.SinkFunc(func(context.Context, spec.Event) error {
+	err := in.Generate(ctx, ask("forever"), sdk.SinkFunc(func(context.Context, sdk.Event) error {
 		if !killed {
 			killed = true
 			firstPid = in.Pid()
@@ -67,7 +67,7 @@ func TestPluginKilledMidStreamGivesTypedErrorThenRestarts(t *testing.T) {
 		}
 		return nil
 	}))
-	if !errors.Is(err, spec.ErrPluginExited) {
+	if !errors.Is(err, sdk.ErrPluginExited) {
 		t.Fatalf("err = %v, want ErrPluginExited", err)
 	}
 	if ctx.Err() != nil {
@@ -92,8 +92,8 @@ func TestSHA256Pin(t *testing.T) {
 	sum := sha256.Sum256(b)
 	wrong := sha256.Sum256([]byte("not the binary"))
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
-	s.Add(Spec{Name: "pinned", Kind: spec.KindProvider, Path: bin("echo"), SHA256: sum[:]})
-	s.Add(Spec{Name: "tampered", Kind: spec.KindProvider, Path: bin("echo"), SHA256: wrong[:]})
+	s.Add(Spec{Name: "pinned", Kind: sdk.KindProvider, Path: bin("echo"), SHA256: sum[:]})
+	s.Add(Spec{Name: "tampered", Kind: sdk.KindProvider, Path: bin("echo"), SHA256: wrong[:]})
 
 	ctx := context.Background()
 	good, _ := s.Instance("pinned")
@@ -112,7 +112,7 @@ func TestSHA256Pin(t *testing.T) {
 func TestKindMismatchIsRefused(t *testing.T) {
 	t.Parallel()
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
-	s.Add(Spec{Name: "wrong", Kind: spec.KindDisplay, Path: bin("echo")})
+	s.Add(Spec{Name: "wrong", Kind: sdk.KindDisplay, Path: bin("echo")})
 	in, _ := s.Instance("wrong")
 	err := in.Start(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "serves a provider plugin, configured as a display") {
@@ -125,7 +125,7 @@ func TestCloseKillsEveryProcess(t *testing.T) {
 	s := newSupervisor(t, &logbuf.Buffer{}, Options{})
 	var pids []int
 	for _, name := range []string{"a", "b", "c"} {
-		s.Add(Spec{Name: name, Kind: spec.KindProvider, Path: bin("echo")})
+		s.Add(Spec{Name: name, Kind: sdk.KindProvider, Path: bin("echo")})
 		in, _ := s.Instance(name)
 		if err := in.Start(context.Background()); err != nil {
 			t.Fatal(err)
@@ -144,7 +144,7 @@ func TestHealthCheckReplacesADeadProcess(t *testing.T) {
 	t.Parallel()
 	logs := &logbuf.Buffer{}
 	s := newSupervisor(t, logs, Options{HealthInterval: 20 * time.Millisecond, BackoffBase: time.Millisecond})
-	s.Add(Spec{Name: "h", Kind: spec.KindProvider, Path: bin("echo")})
+	s.Add(Spec{Name: "h", Kind: sdk.KindProvider, Path: bin("echo")})
 	in, _ := s.Instance("h")
 	if err := in.Start(context.Background()); err != nil {
 		t.Fatal(err)

@@ -16,11 +16,11 @@ import (
 	"periph.io/x/host/v3"
 
 	"github.com/axonhq/axon/hardware/ssd1680"
-	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/serve"
 )
 
 func main() {
-	sdk.ServeDisplay(newEPD(periphBoard{init: loadHostDrivers}, ssd1680.SystemClock{}))
+	serve.Display(newEPD(periphBoard{init: loadHostDrivers}, ssd1680.SystemClock{}))
 }
 
 // loadHostDrivers registers the machine's SPI ports and GPIO pins with

@@ -16,6 +16,8 @@
 // frame stays. The plugin never writes to stdout and opens no socket.
 package main
 
-import "github.com/axonhq/axon/sdk"
+import (
+	"github.com/axonhq/axon/sdk/serve"
+)
 
-func main() { sdk.ServeDisplay(newPNGDisplay()) }
+func main() { serve.Display(newPNGDisplay()) }

@@ -9,6 +9,8 @@
 // screen. It opens no socket.
 package main
 
-import "github.com/axonhq/axon/sdk"
+import (
+	"github.com/axonhq/axon/sdk/serve"
+)
 
-func main() { sdk.ServeDisplay(newTermDisplay()) }
+func main() { serve.Display(newTermDisplay()) }

@@ -13,8 +13,10 @@
 // never holds or sets a credential (the host injects it).
 package main
 
-import "github.com/axonhq/axon/sdk"
+import (
+	"github.com/axonhq/axon/sdk/serve"
+)
 
 func main() {
-	sdk.ServeProvider(&openai{})
+	serve.Provider(&openai{})
 }

@@ -3,7 +3,7 @@ package main
 import (
 	_ "time/tzdata" // zones resolve even on a system without tzdata
 
-	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/serve"
 )
 
-func main() { sdk.ServeTool(&clock{}) }
+func main() { serve.Tool(&clock{}) }

@@ -1,5 +1,7 @@
 package main
 
-import "github.com/axonhq/axon/sdk"
+import (
+	"github.com/axonhq/axon/sdk/serve"
+)
 
-func main() { sdk.ServeTool(&fetcher{}) }
+func main() { serve.Tool(&fetcher{}) }

@@ -8,8 +8,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
+	"github.com/axonhq/axon/internal/pluginrpc"
 	"github.com/axonhq/axon/sdk"
-	"github.com/axonhq/axon/sdk/pluginrpc"
 )
 
 // Conn is a plugin served in-process over real go-plugin gRPC (a unix

@@ -60,6 +60,7 @@ import (
 	"time"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/serve"
 )
 
 type hostile struct {
@@ -209,7 +210,7 @@ func main() {
 			return
 		}
 	}
-	sdk.ServeProvider(&hostile{})
+	serve.Provider(&hostile{})
 }
 
 // leak smuggles what the upstream sent, hex-encoded past the egress's

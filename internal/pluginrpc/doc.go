@@ -2,8 +2,9 @@
 // plugin: the handshake, the plugin sets, the gRPC server shims that serve an
 // sdk implementation, the client shims the host calls, the Egress callback
 // over the go-plugin broker, and the mapping of sdk errors to gRPC statuses
-// and back.
+// and back. It is internal to the axon module: the host and sdk/serve use it,
+// and no plugin can import it, so its shape is never part of the SDK.
 //
 // Generated protobuf types never leave this package: everything it exports
-// speaks the canonical types of sdk/spec. Converters are pure functions.
+// speaks the canonical types of package sdk. Converters are pure functions.
 package pluginrpc

@@ -3,13 +3,13 @@ package pluginrpc
 import (
 	"encoding/json"
 
-	"github.com/axonhq/axon/sdk/internal/pb"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc/pb"
+	"github.com/axonhq/axon/sdk"
 )
 
 // ---- Info ----
 
-func infoToProto(i spec.Info) *pb.InfoResponse {
+func infoToProto(i sdk.Info) *pb.InfoResponse {
 	out := &pb.InfoResponse{
 		Name: i.Name, Kind: string(i.Kind), Version: i.Version, ApiVersions: i.APIVersions,
 		AuthScheme: string(i.Auth.Scheme), AuthName: i.Auth.Name,
@@ -22,13 +22,13 @@ func infoToProto(i spec.Info) *pb.InfoResponse {
 	return out
 }
 
-func infoFromProto(p *pb.InfoResponse) spec.Info {
-	out := spec.Info{
-		Name: p.GetName(), Kind: spec.Kind(p.GetKind()), Version: p.GetVersion(), APIVersions: p.GetApiVersions(),
-		Auth: spec.Auth{Scheme: spec.AuthScheme(p.GetAuthScheme()), Name: p.GetAuthName()},
+func infoFromProto(p *pb.InfoResponse) sdk.Info {
+	out := sdk.Info{
+		Name: p.GetName(), Kind: sdk.Kind(p.GetKind()), Version: p.GetVersion(), APIVersions: p.GetApiVersions(),
+		Auth: sdk.Auth{Scheme: sdk.AuthScheme(p.GetAuthScheme()), Name: p.GetAuthName()},
 	}
 	for _, a := range p.GetConfig() {
-		out.Config.Attributes = append(out.Config.Attributes, spec.Attribute{
+		out.Config.Attributes = append(out.Config.Attributes, sdk.Attribute{
 			Name: a.GetName(), Type: a.GetType(), Required: a.GetRequired(),
 			Default: json.RawMessage(a.GetDefaultJson()), Description: a.GetDescription(),
 		})
@@ -38,30 +38,30 @@ func infoFromProto(p *pb.InfoResponse) spec.Info {
 
 // ---- Parts and messages ----
 
-func partToProto(p spec.Part) *pb.Part {
+func partToProto(p sdk.Part) *pb.Part {
 	switch p := p.(type) {
-	case spec.Text:
+	case sdk.Text:
 		return &pb.Part{Kind: &pb.Part_Text{Text: &pb.TextPart{Text: p.Text}}}
-	case spec.Image:
+	case sdk.Image:
 		return &pb.Part{Kind: &pb.Part_Image{Image: &pb.ImagePart{MediaType: p.MediaType, Data: p.Data, Url: p.URL}}}
-	case spec.Reasoning:
+	case sdk.Reasoning:
 		return &pb.Part{Kind: &pb.Part_Reasoning{Reasoning: &pb.ReasoningPart{Text: p.Text, Signature: p.Signature, Redacted: p.Redacted, Origin: p.Origin}}}
-	case spec.ToolCall:
+	case sdk.ToolCall:
 		return &pb.Part{Kind: &pb.Part_ToolCall{ToolCall: toolCallToProto(p)}}
-	case spec.ToolResult:
+	case sdk.ToolResult:
 		return &pb.Part{Kind: &pb.Part_ToolResult{ToolResult: toolResultToProto(p)}}
 	}
 	return nil
 }
 
-func partFromProto(p *pb.Part) spec.Part {
+func partFromProto(p *pb.Part) sdk.Part {
 	switch k := p.GetKind().(type) {
 	case *pb.Part_Text:
-		return spec.Text{Text: k.Text.GetText()}
+		return sdk.Text{Text: k.Text.GetText()}
 	case *pb.Part_Image:
-		return spec.Image{MediaType: k.Image.GetMediaType(), Data: k.Image.GetData(), URL: k.Image.GetUrl()}
+		return sdk.Image{MediaType: k.Image.GetMediaType(), Data: k.Image.GetData(), URL: k.Image.GetUrl()}
 	case *pb.Part_Reasoning:
-		return spec.Reasoning{Text: k.Reasoning.GetText(), Signature: k.Reasoning.GetSignature(), Redacted: k.Reasoning.GetRedacted(), Origin: k.Reasoning.GetOrigin()}
+		return sdk.Reasoning{Text: k.Reasoning.GetText(), Signature: k.Reasoning.GetSignature(), Redacted: k.Reasoning.GetRedacted(), Origin: k.Reasoning.GetOrigin()}
 	case *pb.Part_ToolCall:
 		return toolCallFromProto(k.ToolCall)
 	case *pb.Part_ToolResult:
@@ -70,7 +70,7 @@ func partFromProto(p *pb.Part) spec.Part {
 	return nil
 }
 
-func partsToProto(ps []spec.Part) []*pb.Part {
+func partsToProto(ps []sdk.Part) []*pb.Part {
 	out := make([]*pb.Part, 0, len(ps))
 	for _, p := range ps {
 		if q := partToProto(p); q != nil {
@@ -80,8 +80,8 @@ func partsToProto(ps []spec.Part) []*pb.Part {
 	return out
 }
 
-func partsFromProto(ps []*pb.Part) []spec.Part {
-	var out []spec.Part
+func partsFromProto(ps []*pb.Part) []sdk.Part {
+	var out []sdk.Part
 	for _, p := range ps {
 		if q := partFromProto(p); q != nil {
 			out = append(out, q)
@@ -90,36 +90,36 @@ func partsFromProto(ps []*pb.Part) []spec.Part {
 	return out
 }
 
-func toolCallToProto(c spec.ToolCall) *pb.ToolCallPart {
+func toolCallToProto(c sdk.ToolCall) *pb.ToolCallPart {
 	return &pb.ToolCallPart{Id: c.ID, Name: c.Name, InputJson: c.Input}
 }
 
-func toolCallFromProto(c *pb.ToolCallPart) spec.ToolCall {
-	return spec.ToolCall{ID: c.GetId(), Name: c.GetName(), Input: json.RawMessage(c.GetInputJson())}
+func toolCallFromProto(c *pb.ToolCallPart) sdk.ToolCall {
+	return sdk.ToolCall{ID: c.GetId(), Name: c.GetName(), Input: json.RawMessage(c.GetInputJson())}
 }
 
-func toolResultToProto(r spec.ToolResult) *pb.ToolResultPart {
+func toolResultToProto(r sdk.ToolResult) *pb.ToolResultPart {
 	return &pb.ToolResultPart{CallId: r.CallID, Name: r.Name, Content: partsToProto(r.Content), IsError: r.IsError}
 }
 
-func toolResultFromProto(r *pb.ToolResultPart) spec.ToolResult {
-	return spec.ToolResult{CallID: r.GetCallId(), Name: r.GetName(), Content: partsFromProto(r.GetContent()), IsError: r.GetIsError()}
+func toolResultFromProto(r *pb.ToolResultPart) sdk.ToolResult {
+	return sdk.ToolResult{CallID: r.GetCallId(), Name: r.GetName(), Content: partsFromProto(r.GetContent()), IsError: r.GetIsError()}
 }
 
-func toolSpecToProto(t spec.ToolSpec) *pb.ToolSpec {
+func toolSpecToProto(t sdk.ToolSpec) *pb.ToolSpec {
 	return &pb.ToolSpec{Name: t.Name, Description: t.Description, InputSchemaJson: t.InputSchema, SideEffect: string(t.SideEffect)}
 }
 
-func toolSpecFromProto(t *pb.ToolSpec) spec.ToolSpec {
-	return spec.ToolSpec{
+func toolSpecFromProto(t *pb.ToolSpec) sdk.ToolSpec {
+	return sdk.ToolSpec{
 		Name: t.GetName(), Description: t.GetDescription(),
-		InputSchema: json.RawMessage(t.GetInputSchemaJson()), SideEffect: spec.SideEffect(t.GetSideEffect()),
+		InputSchema: json.RawMessage(t.GetInputSchemaJson()), SideEffect: sdk.SideEffect(t.GetSideEffect()),
 	}
 }
 
 // ---- Requests ----
 
-func requestToProto(r *spec.Request) *pb.GenerateRequest {
+func requestToProto(r *sdk.Request) *pb.GenerateRequest {
 	out := &pb.GenerateRequest{
 		Model: r.Model, System: r.System,
 		ToolChoiceMode: string(r.ToolChoice.Mode), ToolChoiceName: r.ToolChoice.Name,
@@ -140,14 +140,14 @@ func requestToProto(r *spec.Request) *pb.GenerateRequest {
 	return out
 }
 
-func requestFromProto(p *pb.GenerateRequest) *spec.Request {
-	out := &spec.Request{
+func requestFromProto(p *pb.GenerateRequest) *sdk.Request {
+	out := &sdk.Request{
 		Model: p.GetModel(), System: p.GetSystem(),
-		ToolChoice: spec.ToolChoice{Mode: spec.ToolChoiceMode(p.GetToolChoiceMode()), Name: p.GetToolChoiceName()},
+		ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceMode(p.GetToolChoiceMode()), Name: p.GetToolChoiceName()},
 		MaxTokens:  int(p.GetMaxTokens()), Temperature: p.Temperature, StopSequences: p.GetStopSequences(),
 	}
 	for _, m := range p.GetMessages() {
-		out.Messages = append(out.Messages, spec.Message{Role: spec.Role(m.GetRole()), Parts: partsFromProto(m.GetParts())})
+		out.Messages = append(out.Messages, sdk.Message{Role: sdk.Role(m.GetRole()), Parts: partsFromProto(m.GetParts())})
 	}
 	for _, t := range p.GetTools() {
 		out.Tools = append(out.Tools, toolSpecFromProto(t))
@@ -163,7 +163,7 @@ func requestFromProto(p *pb.GenerateRequest) *spec.Request {
 
 // ---- Events ----
 
-func eventToProto(e spec.Event) *pb.Event {
+func eventToProto(e sdk.Event) *pb.Event {
 	out := &pb.Event{
 		Type: string(e.Type), Text: e.Text, Signature: e.Signature, Redacted: e.Redacted,
 		Index: int32(e.Index), Finish: string(e.Finish), Model: e.Model,
@@ -180,17 +180,17 @@ func eventToProto(e spec.Event) *pb.Event {
 	return out
 }
 
-func eventFromProto(p *pb.Event) spec.Event {
-	out := spec.Event{
-		Type: spec.EventType(p.GetType()), Text: p.GetText(), Signature: p.GetSignature(), Redacted: p.GetRedacted(),
-		Index: int(p.GetIndex()), Finish: spec.FinishReason(p.GetFinish()), Model: p.GetModel(),
+func eventFromProto(p *pb.Event) sdk.Event {
+	out := sdk.Event{
+		Type: sdk.EventType(p.GetType()), Text: p.GetText(), Signature: p.GetSignature(), Redacted: p.GetRedacted(),
+		Index: int(p.GetIndex()), Finish: sdk.FinishReason(p.GetFinish()), Model: p.GetModel(),
 	}
 	if p.ToolCall != nil {
 		c := toolCallFromProto(p.ToolCall)
 		out.ToolCall = &c
 	}
 	if u := p.GetUsage(); u != nil {
-		out.Usage = &spec.Usage{
+		out.Usage = &sdk.Usage{
 			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 			CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
 		}
@@ -200,18 +200,18 @@ func eventFromProto(p *pb.Event) spec.Event {
 
 // ---- Frames ----
 
-func frameToProto(f spec.Frame) *pb.Frame {
+func frameToProto(f sdk.Frame) *pb.Frame {
 	return &pb.Frame{Expression: string(f.Expression), Text: f.Text, Status: f.Status}
 }
 
-func frameFromProto(p *pb.Frame) spec.Frame {
-	return spec.Frame{Expression: spec.Expression(p.GetExpression()), Text: p.GetText(), Status: p.GetStatus()}
+func frameFromProto(p *pb.Frame) sdk.Frame {
+	return sdk.Frame{Expression: sdk.Expression(p.GetExpression()), Text: p.GetText(), Status: p.GetStatus()}
 }
 
-func capsToProto(c spec.DisplayCaps) *pb.DisplayCaps {
+func capsToProto(c sdk.DisplayCaps) *pb.DisplayCaps {
 	return &pb.DisplayCaps{Width: int32(c.Width), Height: int32(c.Height), Mono: c.Mono, MinIntervalMs: c.MinIntervalMS}
 }
 
-func capsFromProto(p *pb.DisplayCaps) spec.DisplayCaps {
-	return spec.DisplayCaps{Width: int(p.GetWidth()), Height: int(p.GetHeight()), Mono: p.GetMono(), MinIntervalMS: p.GetMinIntervalMs()}
+func capsFromProto(p *pb.DisplayCaps) sdk.DisplayCaps {
+	return sdk.DisplayCaps{Width: int(p.GetWidth()), Height: int(p.GetHeight()), Mono: p.GetMono(), MinIntervalMS: p.GetMinIntervalMs()}
 }

@@ -3,13 +3,13 @@ package pluginrpc
 import (
 	"context"
 
-	"github.com/axonhq/axon/sdk/internal/pb"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc/pb"
+	"github.com/axonhq/axon/sdk"
 )
 
 type displayServer struct {
 	pb.UnimplementedDisplayServer
-	impl spec.Display
+	impl sdk.Display
 }
 
 func (s *displayServer) Caps(ctx context.Context, _ *pb.Empty) (*pb.DisplayCaps, error) {
@@ -35,16 +35,16 @@ type DisplayClient struct {
 }
 
 // Caps describes the display.
-func (c *DisplayClient) Caps(ctx context.Context) (spec.DisplayCaps, error) {
+func (c *DisplayClient) Caps(ctx context.Context) (sdk.DisplayCaps, error) {
 	resp, err := c.client.Caps(ctx, &pb.Empty{})
 	if err != nil {
-		return spec.DisplayCaps{}, c.err(err)
+		return sdk.DisplayCaps{}, c.err(err)
 	}
 	return capsFromProto(resp), nil
 }
 
 // Show draws one frame.
-func (c *DisplayClient) Show(ctx context.Context, f spec.Frame) error {
+func (c *DisplayClient) Show(ctx context.Context, f sdk.Frame) error {
 	_, err := c.client.Show(ctx, frameToProto(f))
 	return c.err(err)
 }

@@ -1892,7 +1892,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04Show\x12\x15.axon.plugin.v1.Frame\x1a\x15.axon.plugin.v1.Empty\x124\n" +
 	"\x04Halt\x12\x15.axon.plugin.v1.Empty\x1a\x15.axon.plugin.v1.Empty2Q\n" +
 	"\x06Egress\x12G\n" +
-	"\x02Do\x12\x1d.axon.plugin.v1.EgressRequest\x1a\x1e.axon.plugin.v1.EgressResponse(\x010\x01B(Z&github.com/axonhq/axon/sdk/internal/pbb\x06proto3"
+	"\x02Do\x12\x1d.axon.plugin.v1.EgressRequest\x1a\x1e.axon.plugin.v1.EgressResponse(\x010\x01B.Z,github.com/axonhq/axon/internal/pluginrpc/pbb\x06proto3"
 
 var (
 	file_plugin_proto_rawDescOnce sync.Once

@@ -8,8 +8,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/axonhq/axon/sdk/internal/pb"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc/pb"
+	"github.com/axonhq/axon/sdk"
 )
 
 // toStatus turns an error returned by a plugin implementation (or by the
@@ -26,9 +26,9 @@ func toStatus(err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
 	}
-	var se *spec.Error
+	var se *sdk.Error
 	if !errors.As(err, &se) {
-		se = &spec.Error{Class: spec.ClassTransient, Message: err.Error()}
+		se = &sdk.Error{Class: sdk.ClassTransient, Message: err.Error()}
 	}
 	st := status.New(codeFor(se.Class), se.Error())
 	withDetail, derr := st.WithDetails(&pb.Error{
@@ -41,17 +41,17 @@ func toStatus(err error) error {
 	return withDetail.Err()
 }
 
-func codeFor(c spec.Class) codes.Code {
+func codeFor(c sdk.Class) codes.Code {
 	switch c {
-	case spec.ClassTransient:
+	case sdk.ClassTransient:
 		return codes.Unavailable
-	case spec.ClassAuthRequired:
+	case sdk.ClassAuthRequired:
 		return codes.Unauthenticated
-	case spec.ClassQuotaExhausted:
+	case sdk.ClassQuotaExhausted:
 		return codes.ResourceExhausted
-	case spec.ClassContextOverflow:
+	case sdk.ClassContextOverflow:
 		return codes.OutOfRange
-	case spec.ClassContentFilter:
+	case sdk.ClassContentFilter:
 		return codes.PermissionDenied
 	}
 	return codes.FailedPrecondition
@@ -70,24 +70,24 @@ func fromStatus(err error, exited func() bool) error {
 	}
 	for _, d := range st.Details() {
 		if e, ok := d.(*pb.Error); ok {
-			return &spec.Error{
-				Class: spec.Class(e.GetClass()), Code: e.GetCode(), Message: e.GetMessage(),
+			return &sdk.Error{
+				Class: sdk.Class(e.GetClass()), Code: e.GetCode(), Message: e.GetMessage(),
 				Status: int(e.GetStatus()), RetryAfter: time.Duration(e.GetRetryAfterMs()) * time.Millisecond,
 			}
 		}
 	}
 	switch {
 	case exited != nil && exited():
-		return &spec.Error{Class: spec.ClassTransient, Code: spec.ErrPluginExited.Code, Message: "plugin exited during the call"}
+		return &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrPluginExited.Code, Message: "plugin exited during the call"}
 	case st.Code() == codes.Unavailable:
 		// A transport failure with no sdk detail: the connection to the plugin broke.
-		return &spec.Error{Class: spec.ClassTransient, Code: spec.ErrPluginExited.Code, Message: "plugin connection lost: " + st.Message()}
+		return &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrPluginExited.Code, Message: "plugin connection lost: " + st.Message()}
 	case st.Code() == codes.Canceled:
 		return context.Canceled
 	case st.Code() == codes.DeadlineExceeded:
 		return context.DeadlineExceeded
 	case st.Code() == codes.Unimplemented:
-		return &spec.Error{Class: spec.ClassPermanent, Code: "unimplemented", Message: st.Message()}
+		return &sdk.Error{Class: sdk.ClassPermanent, Code: "unimplemented", Message: st.Message()}
 	}
-	return &spec.Error{Class: spec.ClassTransient, Message: "plugin rpc: " + st.Message()}
+	return &sdk.Error{Class: sdk.ClassTransient, Message: "plugin rpc: " + st.Message()}
 }

@@ -6,8 +6,8 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/axonhq/axon/sdk/internal/pb"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc/pb"
+	"github.com/axonhq/axon/sdk"
 )
 
 // chunkSize bounds one body message. Response chunks are sent as soon as
@@ -36,7 +36,7 @@ func headersFromProto(hs []*pb.Header) http.Header {
 // process, and serves that plugin's egress with impl.
 type egressServer struct {
 	pb.UnimplementedEgressServer
-	impl spec.Egress
+	impl sdk.Egress
 }
 
 func (s *egressServer) Do(stream pb.Egress_DoServer) error {
@@ -44,7 +44,7 @@ func (s *egressServer) Do(stream pb.Egress_DoServer) error {
 	if err != nil {
 		return err
 	}
-	req := &spec.EgressRequest{Method: head.GetMethod(), URL: head.GetUrl(), Header: headersFromProto(head.GetHeaders())}
+	req := &sdk.EgressRequest{Method: head.GetMethod(), URL: head.GetUrl(), Header: headersFromProto(head.GetHeaders())}
 	if head.GetHasBody() {
 		pr, pw := io.Pipe()
 		defer pr.Close()
@@ -103,9 +103,9 @@ type egressClient struct {
 	client pb.EgressClient
 }
 
-var _ spec.Egress = (*egressClient)(nil)
+var _ sdk.Egress = (*egressClient)(nil)
 
-func (c *egressClient) Do(ctx context.Context, req *spec.EgressRequest) (*spec.EgressResponse, error) {
+func (c *egressClient) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	stream, err := c.client.Do(ctx)
 	if err != nil {
@@ -123,7 +123,7 @@ func (c *egressClient) Do(ctx context.Context, req *spec.EgressRequest) (*spec.E
 		cancel()
 		return nil, fromStatus(err, nil)
 	}
-	return &spec.EgressResponse{
+	return &sdk.EgressResponse{
 		StatusCode: int(first.GetStatus()),
 		Header:     headersFromProto(first.GetHeaders()),
 		Body:       &egressBody{stream: stream, cancel: cancel},
@@ -147,7 +147,7 @@ func sendRequest(stream pb.Egress_DoClient, head *pb.EgressRequest, body io.Read
 				break
 			}
 			if rerr != nil {
-				return spec.Permanentf("read request body: %v", rerr)
+				return sdk.Permanentf("read request body: %v", rerr)
 			}
 		}
 	}

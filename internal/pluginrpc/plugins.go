@@ -9,8 +9,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"github.com/axonhq/axon/sdk/internal/pb"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc/pb"
+	"github.com/axonhq/axon/sdk"
 )
 
 // Handshake is shared by the host and every plugin. The cookie only lets a
@@ -52,7 +52,7 @@ func NewGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 
 // ServerPlugins is the plugin set a plugin binary serves: Base plus the
 // service of its kind, both backed by impl.
-func ServerPlugins(kind spec.Kind, impl spec.Plugin, logger hclog.Logger) map[int]plugin.PluginSet {
+func ServerPlugins(kind sdk.Kind, impl sdk.Plugin, logger hclog.Logger) map[int]plugin.PluginSet {
 	set := plugin.PluginSet{NameBase: &grpcPlugin{name: NameBase, kind: kind, impl: impl, logger: logger}}
 	set[string(kind)] = &grpcPlugin{name: string(kind), kind: kind, impl: impl, logger: logger}
 	return map[int]plugin.PluginSet{ProtocolVersion: set}
@@ -71,8 +71,8 @@ func ClientPlugins() map[int]plugin.PluginSet {
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
 	name   string
-	kind   spec.Kind
-	impl   spec.Plugin
+	kind   sdk.Kind
+	impl   sdk.Plugin
 	logger hclog.Logger
 }
 
@@ -83,11 +83,11 @@ func (p *grpcPlugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error
 	case NameBase:
 		pb.RegisterBaseServer(s, &baseServer{kind: p.kind, impl: p.impl, broker: broker, logger: p.logger})
 	case NameProvider:
-		pb.RegisterProviderServer(s, &providerServer{impl: p.impl.(spec.Provider)})
+		pb.RegisterProviderServer(s, &providerServer{impl: p.impl.(sdk.Provider)})
 	case NameTool:
-		pb.RegisterToolServer(s, &toolServer{impl: p.impl.(spec.Tool)})
+		pb.RegisterToolServer(s, &toolServer{impl: p.impl.(sdk.Tool)})
 	case NameDisplay:
-		pb.RegisterDisplayServer(s, &displayServer{impl: p.impl.(spec.Display)})
+		pb.RegisterDisplayServer(s, &displayServer{impl: p.impl.(sdk.Display)})
 	default:
 		return fmt.Errorf("pluginrpc: unknown service %q", p.name)
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/axonhq/axon/sdk/internal/pb"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc/pb"
+	"github.com/axonhq/axon/sdk"
 )
 
 type toolServer struct {
 	pb.UnimplementedToolServer
-	impl spec.Tool
+	impl sdk.Tool
 }
 
 func (s *toolServer) Tools(ctx context.Context, _ *pb.Empty) (*pb.ToolsResponse, error) {
@@ -26,7 +26,7 @@ func (s *toolServer) Tools(ctx context.Context, _ *pb.Empty) (*pb.ToolsResponse,
 }
 
 func (s *toolServer) Call(ctx context.Context, req *pb.CallRequest) (*pb.ToolResultPart, error) {
-	res, err := s.impl.Call(ctx, spec.Invocation{
+	res, err := s.impl.Call(ctx, sdk.Invocation{
 		CallID: req.GetCallId(), Name: req.GetName(), Input: json.RawMessage(req.GetInputJson()),
 		IdempotencyKey: req.GetIdempotencyKey(),
 	})
@@ -46,12 +46,12 @@ type ToolClient struct {
 }
 
 // Tools lists the tools the plugin serves.
-func (c *ToolClient) Tools(ctx context.Context) ([]spec.ToolSpec, error) {
+func (c *ToolClient) Tools(ctx context.Context) ([]sdk.ToolSpec, error) {
 	resp, err := c.client.Tools(ctx, &pb.Empty{})
 	if err != nil {
 		return nil, c.err(err)
 	}
-	var out []spec.ToolSpec
+	var out []sdk.ToolSpec
 	for _, t := range resp.GetTools() {
 		out = append(out, toolSpecFromProto(t))
 	}
@@ -59,12 +59,12 @@ func (c *ToolClient) Tools(ctx context.Context) ([]spec.ToolSpec, error) {
 }
 
 // Call runs one tool call.
-func (c *ToolClient) Call(ctx context.Context, inv spec.Invocation) (spec.ToolResult, error) {
+func (c *ToolClient) Call(ctx context.Context, inv sdk.Invocation) (sdk.ToolResult, error) {
 	resp, err := c.client.Call(ctx, &pb.CallRequest{
 		CallId: inv.CallID, Name: inv.Name, InputJson: inv.Input, IdempotencyKey: inv.IdempotencyKey,
 	})
 	if err != nil {
-		return spec.ToolResult{}, c.err(err)
+		return sdk.ToolResult{}, c.err(err)
 	}
 	return toolResultFromProto(resp), nil
 }

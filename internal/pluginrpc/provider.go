@@ -6,13 +6,13 @@ import (
 	"io"
 	"sync"
 
-	"github.com/axonhq/axon/sdk/internal/pb"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc/pb"
+	"github.com/axonhq/axon/sdk"
 )
 
 type providerServer struct {
 	pb.UnimplementedProviderServer
-	impl spec.Provider
+	impl sdk.Provider
 }
 
 func (s *providerServer) Models(ctx context.Context, _ *pb.Empty) (*pb.ModelsResponse, error) {
@@ -38,7 +38,7 @@ type streamSink struct {
 	stream pb.Provider_GenerateServer
 }
 
-func (s *streamSink) Send(ctx context.Context, ev spec.Event) error {
+func (s *streamSink) Send(ctx context.Context, ev sdk.Event) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -54,21 +54,21 @@ type ProviderClient struct {
 }
 
 // Models lists the models the provider serves.
-func (c *ProviderClient) Models(ctx context.Context) ([]spec.Model, error) {
+func (c *ProviderClient) Models(ctx context.Context) ([]sdk.Model, error) {
 	resp, err := c.client.Models(ctx, &pb.Empty{})
 	if err != nil {
 		return nil, c.err(err)
 	}
-	var out []spec.Model
+	var out []sdk.Model
 	for _, m := range resp.GetModels() {
-		out = append(out, spec.Model{ID: m.GetId(), ContextWindow: m.GetContextWindow(), MaxOutputTokens: m.GetMaxOutputTokens()})
+		out = append(out, sdk.Model{ID: m.GetId(), ContextWindow: m.GetContextWindow(), MaxOutputTokens: m.GetMaxOutputTokens()})
 	}
 	return out, nil
 }
 
 // Generate streams the plugin's events into out. If the plugin process dies
 // mid-stream the error is sdk.ErrPluginExited.
-func (c *ProviderClient) Generate(ctx context.Context, req *spec.Request, out spec.Sink) error {
+func (c *ProviderClient) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := c.client.Generate(ctx, requestToProto(req))

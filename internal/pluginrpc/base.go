@@ -8,15 +8,15 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"github.com/axonhq/axon/sdk/internal/pb"
-	"github.com/axonhq/axon/sdk/spec"
+	"github.com/axonhq/axon/internal/pluginrpc/pb"
+	"github.com/axonhq/axon/sdk"
 )
 
 // baseServer serves Info and Configure for any kind.
 type baseServer struct {
 	pb.UnimplementedBaseServer
-	kind   spec.Kind
-	impl   spec.Plugin
+	kind   sdk.Kind
+	impl   sdk.Plugin
 	broker *plugin.GRPCBroker
 	logger hclog.Logger
 }
@@ -26,11 +26,11 @@ func (s *baseServer) Info(context.Context, *pb.Empty) (*pb.InfoResponse, error) 
 }
 
 func (s *baseServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.Empty, error) {
-	cfg := spec.Config{Values: json.RawMessage(req.GetConfigJson()), Logger: s.logger}
+	cfg := sdk.Config{Values: json.RawMessage(req.GetConfigJson()), Logger: s.logger}
 	if id := req.GetEgressBrokerId(); id != 0 {
 		conn, err := s.broker.DialWithOptions(id, DialOptions()...)
 		if err != nil {
-			return nil, toStatus(spec.Transientf("dial host egress: %v", err))
+			return nil, toStatus(sdk.Transientf("dial host egress: %v", err))
 		}
 		cfg.Egress = &egressClient{client: pb.NewEgressClient(conn)}
 	}
@@ -41,12 +41,12 @@ func (s *baseServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*
 }
 
 // CompleteInfo fills what Serve knows when the plugin left it empty.
-func CompleteInfo(i spec.Info, kind spec.Kind) spec.Info {
+func CompleteInfo(i sdk.Info, kind sdk.Kind) sdk.Info {
 	if i.Kind == "" {
 		i.Kind = kind
 	}
 	if len(i.APIVersions) == 0 {
-		i.APIVersions = []string{spec.APIVersion}
+		i.APIVersions = []string{sdk.APIVersion}
 	}
 	return i
 }
@@ -59,17 +59,17 @@ type BaseClient struct {
 }
 
 // Info fetches the plugin's static metadata.
-func (c *BaseClient) Info(ctx context.Context) (spec.Info, error) {
+func (c *BaseClient) Info(ctx context.Context) (sdk.Info, error) {
 	resp, err := c.client.Info(ctx, &pb.Empty{})
 	if err != nil {
-		return spec.Info{}, c.err(err)
+		return sdk.Info{}, c.err(err)
 	}
 	return infoFromProto(resp), nil
 }
 
 // Configure sends the plugin-owned values and, when egress is not nil,
 // serves it to the plugin over the go-plugin broker (once per process).
-func (c *BaseClient) Configure(ctx context.Context, values json.RawMessage, egress spec.Egress) error {
+func (c *BaseClient) Configure(ctx context.Context, values json.RawMessage, egress sdk.Egress) error {
 	req := &pb.ConfigureRequest{ConfigJson: values}
 	if egress != nil {
 		id := c.broker.NextId()
