@@ -60,7 +60,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzHCLParse$$' -fuzztime $(FUZZTIME) ./hcl/config/
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/broker/
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/daemon/
 	$(GO) test -run '^$$' -bench 'Generate|Egress' -benchmem -benchtime 2000x ./host/supervisor/
 	$(GO) test -run '^$$' -bench PluginStart -benchtime 50x ./host/supervisor/
 	$(GO) test -run '^$$' -bench IdleRSS -benchtime 1x ./host/cli/

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/axonhq/axon/host/broker"
+	"github.com/axonhq/axon/host/daemon"
 	"github.com/axonhq/axon/host/chain"
 	"github.com/axonhq/axon/sdk"
 )
@@ -45,7 +45,7 @@ func (g *globals) ask(ctx context.Context, chainName string, verbose bool, promp
 	if !verbose {
 		logger.SetLevel(hclogLevelQuiet)
 	}
-	b, err := broker.New(cfg, lock, logger, broker.Options{})
+	b, err := daemon.New(cfg, lock, logger, daemon.Options{})
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/axonhq/axon/hcl/config"
-	"github.com/axonhq/axon/host/broker"
+	"github.com/axonhq/axon/host/daemon"
 )
 
 func newCheck(g *globals) *cobra.Command {
@@ -30,7 +30,7 @@ func (g *globals) check(ctx context.Context) error {
 	}
 	logger := g.logger()
 	logger.SetLevel(hclogLevelQuiet)
-	b, err := broker.New(cfg, lock, logger, broker.Options{})
+	b, err := daemon.New(cfg, lock, logger, daemon.Options{})
 	if err != nil {
 		fmt.Fprintln(g.stderr, "axon:", err)
 		return errReported
@@ -42,7 +42,7 @@ func (g *globals) check(ctx context.Context) error {
 		info, err := in.Info(ctx)
 		if err != nil {
 			failed++
-			var ce *broker.ConfigError
+			var ce *daemon.ConfigError
 			if errors.As(err, &ce) {
 				config.WriteDiagnostics(g.stderr, g.files, ce.Diags)
 			} else {

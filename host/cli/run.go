@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/axonhq/axon/host/broker"
+	"github.com/axonhq/axon/host/daemon"
 	"github.com/axonhq/axon/host/session"
 )
 
@@ -89,7 +89,7 @@ func (g *globals) runSession(ctx context.Context, f runFlags, prompt string) err
 	if err != nil {
 		return err
 	}
-	b, err := broker.New(cfg, lock, logger, broker.Options{})
+	b, err := daemon.New(cfg, lock, logger, daemon.Options{})
 	if err != nil {
 		return err
 	}

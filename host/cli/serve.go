@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/axonhq/axon/host/api"
-	"github.com/axonhq/axon/host/broker"
+	"github.com/axonhq/axon/host/daemon"
 	"github.com/axonhq/axon/host/session"
 )
 
@@ -48,8 +48,8 @@ func (g *globals) serve(ctx context.Context, grace time.Duration) error {
 			return fmt.Errorf("listening on %s (not loopback) requires a bearer token; run `axon token` to create %s", cfg.Axon.Listen, cfg.Axon.TokenFile)
 		}
 	}
-	metrics := broker.NewMetrics()
-	b, err := broker.New(cfg, lock, logger, broker.Options{Metrics: metrics})
+	metrics := daemon.NewMetrics()
+	b, err := daemon.New(cfg, lock, logger, daemon.Options{Metrics: metrics})
 	if err != nil {
 		return err
 	}

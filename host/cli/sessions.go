@@ -14,14 +14,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/axonhq/axon/hcl/config"
-	"github.com/axonhq/axon/host/broker"
+	"github.com/axonhq/axon/host/daemon"
 	"github.com/axonhq/axon/host/session"
 	"github.com/axonhq/axon/host/supervisor"
 )
 
 // The broker is what the session loop runs on: its chains, its tool plugins.
 var (
-	_ session.Chains = (*broker.Broker)(nil)
+	_ session.Chains = (*daemon.Daemon)(nil)
 	_ session.Tool   = (*supervisor.Instance)(nil)
 )
 
@@ -104,7 +104,7 @@ func sessionsDir(cfg *config.Config) string { return filepath.Join(cfg.Axon.Stat
 
 // sessionOptions wires the session loop to a broker: its chains, its tool
 // blocks, the vault's recall tool and the providers' prices.
-func sessionOptions(cfg *config.Config, b *broker.Broker, logger hclog.Logger) session.Options {
+func sessionOptions(cfg *config.Config, b *daemon.Daemon, logger hclog.Logger) session.Options {
 	tools := map[string]session.Tool{}
 	for name, in := range b.Tools() {
 		tools[name] = in
@@ -128,7 +128,7 @@ func sessionOptions(cfg *config.Config, b *broker.Broker, logger hclog.Logger) s
 
 // startSessions opens the session manager of `axon serve`: it rebuilds
 // the projections and resumes the runs a crash left open.
-func startSessions(ctx context.Context, cfg *config.Config, b *broker.Broker, logger hclog.Logger) (*session.Manager, error) {
+func startSessions(ctx context.Context, cfg *config.Config, b *daemon.Daemon, logger hclog.Logger) (*session.Manager, error) {
 	m, err := session.New(sessionOptions(cfg, b, logger))
 	if err != nil {
 		return nil, err

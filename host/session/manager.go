@@ -16,7 +16,7 @@ import (
 )
 
 // Chains resolves a chain name ("default", or "default/glm" to pin one
-// provider) to the chain a model step runs through. *broker.Broker is one.
+// provider) to the chain a model step runs through. *daemon.Daemon is one.
 type Chains interface {
 	Chain(name string) (*chain.Chain, error)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"periph.io/x/conn/v3/spi"
 
-	"github.com/axonhq/axon/hardware/face"
+	"github.com/axonhq/axon/hardware/facerender"
 	"github.com/axonhq/axon/hardware/ssd1680"
 	"github.com/axonhq/axon/sdk"
 )
@@ -28,7 +28,7 @@ type epd struct {
 	log    hclog.Logger
 	port   spi.PortCloser
 	dev    *ssd1680.Dev
-	render *face.Renderer
+	render *facerender.Renderer
 	rot    ssd1680.Rotation
 }
 
@@ -62,7 +62,7 @@ func (e *epd) Configure(ctx context.Context, cfg sdk.Config) error {
 		return sdk.Permanentf("epd: %v", err)
 	}
 	opts.Clock = e.clock
-	r, err := face.NewRenderer()
+	r, err := facerender.NewRenderer()
 	if err != nil {
 		return sdk.Permanentf("epd: %v", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"periph.io/x/conn/v3/spi"
 
-	"github.com/axonhq/axon/hardware/face"
+	"github.com/axonhq/axon/hardware/facerender"
 	"github.com/axonhq/axon/hardware/ssd1680"
 	"github.com/axonhq/axon/hardware/ssd1680/ssd1680test"
 	"github.com/axonhq/axon/sdk"
@@ -95,7 +95,7 @@ func TestShowDrivesThePanel(t *testing.T) {
 		}
 	}
 
-	r, err := face.NewRenderer()
+	r, err := facerender.NewRenderer()
 	if err != nil {
 		t.Fatal(err)
 	}

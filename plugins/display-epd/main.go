@@ -2,7 +2,7 @@
 // HAT (SSD1680, 250×122, V3 or V4) over SPI, with partial refresh for
 // frequent updates, a periodic full refresh and deep sleep on Halt.
 //
-// Rendering is hardware/face and the panel driver hardware/ssd1680; this
+// Rendering is hardware/facerender and the panel driver hardware/ssd1680; this
 // command wires them to the sdk.Display contract and to periph's registries.
 // It opens hardware only in Configure. Like every plugin it never writes to
 // stdout (the go-plugin handshake) and opens no socket.

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/axonhq/axon/hardware/face"
+	"github.com/axonhq/axon/hardware/facerender"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -31,7 +31,7 @@ var schema = sdk.Schema{Attributes: []sdk.Attribute{
 type pngDisplay struct {
 	mu     sync.Mutex
 	cfg    config
-	render *face.Renderer
+	render *facerender.Renderer
 	seq    int // number of the last frame written
 }
 
@@ -51,8 +51,8 @@ func (d *pngDisplay) Configure(_ context.Context, cfg sdk.Config) error {
 	if c.Dir == "" {
 		return sdk.Permanentf("png: dir must not be empty")
 	}
-	if c.Width < face.MinSize || c.Height < face.MinSize || c.Width > face.MaxSize || c.Height > face.MaxSize {
-		return sdk.Permanentf("png: size %dx%d: width and height must be between %d and %d", c.Width, c.Height, face.MinSize, face.MaxSize)
+	if c.Width < facerender.MinSize || c.Height < facerender.MinSize || c.Width > facerender.MaxSize || c.Height > facerender.MaxSize {
+		return sdk.Permanentf("png: size %dx%d: width and height must be between %d and %d", c.Width, c.Height, facerender.MinSize, facerender.MaxSize)
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return sdk.Permanentf("png: %v", err)
@@ -61,7 +61,7 @@ func (d *pngDisplay) Configure(_ context.Context, cfg sdk.Config) error {
 	if err != nil {
 		return sdk.Permanentf("png: %v", err)
 	}
-	r, err := face.NewRenderer()
+	r, err := facerender.NewRenderer()
 	if err != nil {
 		return sdk.Permanentf("png: %v", err)
 	}

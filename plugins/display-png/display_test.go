@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/axonhq/axon/hardware/face"
+	"github.com/axonhq/axon/hardware/facerender"
 	"github.com/axonhq/axon/sdk"
 	"github.com/axonhq/axon/sdk/sdktest"
 )
@@ -115,7 +115,7 @@ func TestLatestIsReplaced(t *testing.T) {
 	dir := t.TempDir()
 	d := mustConfigure(t, dirConfig(dir, `, "width": 200, "height": 200`))
 	ctx := context.Background()
-	r, err := face.NewRenderer()
+	r, err := facerender.NewRenderer()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestLatestIsReplaced(t *testing.T) {
 		}
 		for y := 0; y < 200; y++ {
 			for x := 0; x < 200; x++ {
-				if face.IsInk(got, x, y) != face.IsInk(want, x, y) {
+				if facerender.IsInk(got, x, y) != facerender.IsInk(want, x, y) {
 					t.Fatalf("latest.png after %s differs from the renderer at (%d,%d)", f.Expression, x, y)
 				}
 			}

@@ -1,7 +1,7 @@
 // Command axon-display-png is a display that writes each frame as a 1-bit
 // PNG file: for tests (the host's end-to-end tests read the frames back),
 // screenshots and docs. It draws exactly what axon-display-epd puts on the
-// panel (hardware/face), at any size.
+// panel (hardware/facerender), at any size.
 //
 // Files, in the configured dir:
 //   - keep_all = false (default): every frame replaces latest.png.

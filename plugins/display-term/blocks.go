@@ -4,7 +4,7 @@ import (
 	"image"
 	"strings"
 
-	"github.com/axonhq/axon/hardware/face"
+	"github.com/axonhq/axon/hardware/facerender"
 )
 
 // halfBlocks turns a 1-bit image into text rows: each character covers two
@@ -17,7 +17,7 @@ func halfBlocks(img image.Image) []string {
 	for y := b.Min.Y; y < b.Max.Y; y += 2 {
 		sb.Reset()
 		for x := b.Min.X; x < b.Max.X; x++ {
-			top, bottom := face.IsInk(img, x, y), face.IsInk(img, x, y+1)
+			top, bottom := facerender.IsInk(img, x, y), facerender.IsInk(img, x, y+1)
 			switch {
 			case top && bottom:
 				sb.WriteRune('█')

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/axonhq/axon/hardware/face"
+	"github.com/axonhq/axon/hardware/facerender"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -57,8 +57,8 @@ func (d *termDisplay) Configure(_ context.Context, cfg sdk.Config) error {
 	if c.TTY == "" {
 		return sdk.Permanentf("term: tty must not be empty")
 	}
-	if c.Width < face.MinSize || c.Height < face.MinSize || c.Width > 1000 || c.Height > 1000 {
-		return sdk.Permanentf("term: size %dx%d: width and height must be between %d and 1000", c.Width, c.Height, face.MinSize)
+	if c.Width < facerender.MinSize || c.Height < facerender.MinSize || c.Width > 1000 || c.Height > 1000 {
+		return sdk.Permanentf("term: size %dx%d: width and height must be between %d and 1000", c.Width, c.Height, facerender.MinSize)
 	}
 	out, err := os.OpenFile(c.TTY, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -95,8 +95,8 @@ func (d *termDisplay) Show(_ context.Context, f sdk.Frame) error {
 
 // frameText is what Show writes for f.
 func (d *termDisplay) frameText(f sdk.Frame) string {
-	img := face.NewImage(d.cfg.Width, d.cfg.Height)
-	face.DrawFace(img, img.Rect, f.Expression)
+	img := facerender.NewImage(d.cfg.Width, d.cfg.Height)
+	facerender.DrawFace(img, img.Rect, f.Expression)
 	var sb strings.Builder
 	if d.cfg.Clear {
 		sb.WriteString(clearScreen)
@@ -108,12 +108,12 @@ func (d *termDisplay) frameText(f sdk.Frame) string {
 	}
 	text := f.Text
 	if strings.TrimSpace(text) == "" && f.Expression == sdk.ExprDegraded {
-		text = face.DegradedText
+		text = facerender.DegradedText
 	}
 	for _, l := range wrapText(text, d.cfg.Width, textLines) {
 		sb.WriteString(l + "\n")
 	}
-	if s := face.StatusLine(f.Status); s != "" {
+	if s := facerender.StatusLine(f.Status); s != "" {
 		for _, l := range wrapText(s, d.cfg.Width, 1) {
 			sb.WriteString(l + "\n")
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/axonhq/axon/hardware/face"
+	"github.com/axonhq/axon/hardware/facerender"
 	"github.com/axonhq/axon/sdk"
 	"github.com/axonhq/axon/sdk/sdktest"
 )
@@ -91,9 +91,9 @@ func TestHalfBlocks(t *testing.T) {
 	//   # . #
 	//   # # .
 	//   . # .
-	img := face.NewImage(3, 3)
+	img := facerender.NewImage(3, 3)
 	for _, p := range []image.Point{{0, 0}, {2, 0}, {0, 1}, {1, 1}, {1, 2}} {
-		img.Pix[img.PixOffset(p.X, p.Y)] = face.InkIndex
+		img.Pix[img.PixOffset(p.X, p.Y)] = facerender.InkIndex
 	}
 	want := []string{"█▄▀", " ▀"}
 	if diff := cmp.Diff(want, halfBlocks(img)); diff != "" {

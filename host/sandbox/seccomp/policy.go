@@ -4,7 +4,7 @@ package seccomp
 // README.md has the commands):
 //
 //  1. Measured. strace -f -ff on the repo's tests that start real plugin
-//     subprocesses (host/supervisor, host/broker, host/session, host/cli;
+//     subprocesses (host/supervisor, host/daemon, host/session, host/cli;
 //     plugins built with CGO_ENABLED=0, as `make build` does) and on a
 //     throwaway go-plugin harness that started every binary of `make build`
 //     and made it work: providers configured, Models and three Generate

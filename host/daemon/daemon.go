@@ -1,4 +1,4 @@
-package broker
+package daemon
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/axonhq/axon/host/supervisor"
 )
 
-// Options tunes a Broker beyond what the configuration says.
+// Options tunes a Daemon beyond what the configuration says.
 type Options struct {
 	Supervisor supervisor.Options
 	Faces      faces.Options
@@ -22,8 +22,8 @@ type Options struct {
 	Metrics *Metrics
 }
 
-// Broker is a configured axon: plugins, chains and displays.
-type Broker struct {
+// Daemon is a configured axon: plugins, chains and displays.
+type Daemon struct {
 	cfg    *config.Config
 	logger hclog.Logger
 	sup    *supervisor.Supervisor
@@ -34,14 +34,14 @@ type Broker struct {
 
 // New registers every plugin instance (none starts yet) and builds the
 // chains. lock may be nil.
-func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Options) (*Broker, error) {
+func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Options) (*Daemon, error) {
 	if opts.Metrics != nil {
 		opts.Supervisor.EgressOptions = append(opts.Supervisor.EgressOptions, egress.WithStats(opts.Metrics.egress))
 	}
 	if opts.Supervisor.PluginIDs == (supervisor.IDRange{}) {
 		opts.Supervisor.PluginIDs = supervisor.IDRange(cfg.Axon.PluginIDs)
 	}
-	b := &Broker{cfg: cfg, logger: logger, sup: supervisor.New(logger, opts.Supervisor), chains: map[string]*chain.Chain{}}
+	b := &Daemon{cfg: cfg, logger: logger, sup: supervisor.New(logger, opts.Supervisor), chains: map[string]*chain.Chain{}}
 	if err := b.addPlugins(lock); err != nil {
 		b.sup.Close()
 		return nil, err
@@ -66,7 +66,7 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 	return b, nil
 }
 
-func (b *Broker) addPlugins(lock *config.Lock) error {
+func (b *Daemon) addPlugins(lock *config.Lock) error {
 	for _, p := range b.cfg.Providers {
 		sp, err := pluginSpec(b.cfg, lock, &p.PluginBlock)
 		if err != nil {
@@ -103,7 +103,7 @@ func (b *Broker) addPlugins(lock *config.Lock) error {
 	return nil
 }
 
-func (b *Broker) buildChains(obs chain.Observer) error {
+func (b *Daemon) buildChains(obs chain.Observer) error {
 	for _, c := range b.cfg.Chains {
 		ch := &chain.Chain{
 			Name: c.Name,
@@ -136,10 +136,10 @@ func (b *Broker) buildChains(obs chain.Observer) error {
 }
 
 // Supervisor exposes the plugin instances (for `axon check` and tests).
-func (b *Broker) Supervisor() *supervisor.Supervisor { return b.sup }
+func (b *Daemon) Supervisor() *supervisor.Supervisor { return b.sup }
 
 // Chain returns the chain for a model name: "CHAIN" or "CHAIN/PROVIDER".
-func (b *Broker) Chain(model string) (*chain.Chain, error) {
+func (b *Daemon) Chain(model string) (*chain.Chain, error) {
 	name, provider, pinned := chain.SplitPinned(model)
 	ch, ok := b.chains[name]
 	if !ok {
@@ -155,7 +155,7 @@ func (b *Broker) Chain(model string) (*chain.Chain, error) {
 var ErrNoSuchChain = errors.New("no such chain")
 
 // Close stops the faces and kills every plugin process.
-func (b *Broker) Close() {
+func (b *Daemon) Close() {
 	if b.faces != nil {
 		b.faces.Close()
 	}
@@ -165,7 +165,7 @@ func (b *Broker) Close() {
 
 // haltDisplays puts panels to sleep on the way out (E-Ink keeps its last
 // image; a sleeping panel draws no current).
-func (b *Broker) haltDisplays() {
+func (b *Daemon) haltDisplays() {
 	for _, d := range b.cfg.Displays {
 		in, err := b.sup.Instance(d.Name)
 		if err != nil || in.Pid() == 0 {

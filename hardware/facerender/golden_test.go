@@ -1,4 +1,4 @@
-package face_test
+package facerender_test
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/axonhq/axon/hardware/face"
+	"github.com/axonhq/axon/hardware/facerender"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -76,9 +76,9 @@ func TestGoldenText(t *testing.T) {
 	}
 }
 
-func newRenderer(t *testing.T) *face.Renderer {
+func newRenderer(t *testing.T) *facerender.Renderer {
 	t.Helper()
-	r, err := face.NewRenderer()
+	r, err := facerender.NewRenderer()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func newRenderer(t *testing.T) *face.Renderer {
 // between architectures (FMA), so only the thresholded bits are compared. On a
 // mismatch it writes got.png and diff.png (red: extra ink, blue: missing ink)
 // to the test's artifact directory (kept with go test -artifacts).
-func checkGolden(t *testing.T, r *face.Renderer, f sdk.Frame, size image.Point, name string) {
+func checkGolden(t *testing.T, r *facerender.Renderer, f sdk.Frame, size image.Point, name string) {
 	t.Helper()
 	got, err := r.Render(f, size.X, size.Y)
 	if err != nil {
@@ -124,7 +124,7 @@ func diffInk(want, got image.Image) (*image.RGBA, int) {
 	n := 0
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
-			w, g := face.IsInk(want, x, y), face.IsInk(got, x, y)
+			w, g := facerender.IsInk(want, x, y), facerender.IsInk(got, x, y)
 			c := color.RGBA{255, 255, 255, 255}
 			switch {
 			case w && g:

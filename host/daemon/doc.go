@@ -1,4 +1,4 @@
-// Package broker assembles a running axon from a loaded configuration: one
+// Package daemon assembles a running axon from a loaded configuration: one
 // supervised plugin instance per provider, tool and display block, each
 // provider granted its own egress; the chains; the faces on the displays;
 // the metrics. It is what `axon serve` and `axon ask` run, and it implements
@@ -6,4 +6,4 @@
 //
 // It holds no credential: blocks carry references, resolved by the egress
 // of the instance they are granted to, at request time.
-package broker
+package daemon

@@ -1,4 +1,4 @@
-package broker
+package daemon
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ import (
 // the front door on an httptest server.
 type rig struct {
 	t      testing.TB
-	broker *Broker
+	broker *Daemon
 	door   *httptest.Server
 	logs   *logbuf.Buffer
 }

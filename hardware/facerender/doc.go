@@ -1,4 +1,4 @@
-// Package face turns a semantic display frame (sdk.Frame: an expression, a
+// Package facerender turns a semantic display frame (sdk.Frame: an expression, a
 // text line and a small status map) into a 1-bit image of any size, for
 // E-Ink panels, PNG files and terminals alike.
 //
@@ -20,4 +20,4 @@
 //
 // This package draws pixels and nothing else: it never talks to hardware,
 // never writes files, and holds no global mutable state.
-package face
+package facerender

@@ -1,4 +1,4 @@
-package broker
+package daemon
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"github.com/axonhq/axon/sdk"
 )
 
-var _ api.Backend = (*Broker)(nil)
+var _ api.Backend = (*Daemon)(nil)
 
 // Generate runs req on the chain model names and streams the answer into
 // out. The Answer is returned on failure too: it carries the trail.
-func (b *Broker) Generate(ctx context.Context, model string, req *sdk.Request, out sdk.Sink) (*api.Answer, error) {
+func (b *Daemon) Generate(ctx context.Context, model string, req *sdk.Request, out sdk.Sink) (*api.Answer, error) {
 	ch, err := b.Chain(model)
 	if err != nil {
 		if errors.Is(err, chain.ErrNoSuchHop) {
@@ -33,7 +33,7 @@ func (b *Broker) Generate(ctx context.Context, model string, req *sdk.Request, o
 }
 
 // Models lists every chain and every CHAIN/PROVIDER pin.
-func (b *Broker) Models(context.Context) []api.ModelInfo {
+func (b *Daemon) Models(context.Context) []api.ModelInfo {
 	var out []api.ModelInfo
 	for _, name := range b.order {
 		ch := b.chains[name]

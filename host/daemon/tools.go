@@ -1,10 +1,10 @@
-package broker
+package daemon
 
 import "github.com/axonhq/axon/host/supervisor"
 
 // Tools returns the configured tool plugin instances by tool block name,
 // for the session loop. None is started by this call.
-func (b *Broker) Tools() map[string]*supervisor.Instance {
+func (b *Daemon) Tools() map[string]*supervisor.Instance {
 	out := make(map[string]*supervisor.Instance, len(b.cfg.Tools))
 	for _, t := range b.cfg.Tools {
 		if in, err := b.sup.Instance(t.Name); err == nil {
