@@ -3,6 +3,7 @@ module github.com/axonhq/axon
 go 1.26.0
 
 require (
+	github.com/agext/levenshtein v1.2.1
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/google/go-cmp v0.7.0
@@ -22,7 +23,6 @@ require (
 )
 
 require (
-	github.com/agext/levenshtein v1.2.1 // indirect
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
