@@ -1,5 +1,5 @@
-// Package archtest checks the dependency rules of DESIGN.md §2 over the
-// whole module with `go list -deps`.
+// Package archtest checks the module's dependency rules (README.md, "Layout")
+// over the whole module with `go list -deps`.
 package archtest
 
 import (
@@ -14,12 +14,14 @@ const module = "github.com/axonhq/axon"
 
 type pkg struct {
 	path, name string
-	deps       []string
+	test       bool     // a test variant ("p [p.test]") or a test main
+	deps       []string // transitive
+	imports    []string // direct
 }
 
 func listPackages(t *testing.T) []pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-e", "-test", "-f", "{{.ImportPath}}|{{.Name}}|{{join .Deps \" \"}}", module+"/...")
+	cmd := exec.Command("go", "list", "-e", "-test", "-f", "{{.ImportPath}}|{{.Name}}|{{join .Deps \" \"}}|{{join .Imports \" \"}}", module+"/...")
 	cmd.Dir = "../../.."
 	out, err := cmd.Output()
 	if err != nil {
@@ -29,12 +31,13 @@ func listPackages(t *testing.T) []pkg {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), "|", 3)
-		if len(f) < 3 {
+		f := strings.SplitN(sc.Text(), "|", 4)
+		if len(f) < 4 {
 			continue
 		}
-		path, _, _ := strings.Cut(f[0], " [") // test variants: "p [p.test]"
-		pkgs = append(pkgs, pkg{path: path, name: f[1], deps: strings.Fields(f[2])})
+		path, variant, _ := strings.Cut(f[0], " [") // test variants: "p [p.test]"
+		test := variant != "" || strings.HasSuffix(path, ".test")
+		pkgs = append(pkgs, pkg{path: path, name: f[1], test: test, deps: strings.Fields(f[2]), imports: strings.Fields(f[3])})
 	}
 	if len(pkgs) == 0 {
 		t.Fatal("go list returned no packages")
