@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/axonhq/axon/hcl/config"
+	"github.com/axonhq/axon/host/sandbox"
 	"github.com/axonhq/axon/host/supervisor"
 	"github.com/axonhq/axon/sdk"
 )
@@ -99,15 +98,12 @@ func (g *globals) lockPlugins() error {
 	return nil
 }
 
+// fileSHA256 is the binary's pin as written in a plugin block or the lock
+// file: the digest the supervisor checks at start, hex-encoded.
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	sum, err := sandbox.Digest(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(sum), nil
 }

@@ -28,15 +28,34 @@ func OpenBinary(path string, pin []byte) (*os.File, error) {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	if pin != nil {
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
+		sum, err := digest(f)
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("checksum %s: %w", path, err)
 		}
-		if !bytes.Equal(h.Sum(nil), pin) {
+		if !bytes.Equal(sum, pin) {
 			f.Close()
 			return nil, ErrChecksum
 		}
 	}
 	return f, nil
+}
+
+// Digest returns the sha256 of the file at path: the value a plugin block's
+// sha256 pin or the lock file holds for it (hex-encoded there).
+func Digest(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return digest(f)
+}
+
+func digest(r io.Reader) ([]byte, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
 }
