@@ -24,6 +24,7 @@ type Options struct {
 	HappyFor    time.Duration // how long happy shows before idle; default 3s
 	ShowTimeout time.Duration // bound on one Show call; default 20s (E-Ink full refresh is slow)
 	MinInterval time.Duration // floor between two frames on any panel; the panel's own caps may raise it
+	Clock       chain.Clock   // optional: nil is the system clock
 }
 
 // Faces is a chain.Observer that drives displays.
@@ -34,7 +35,7 @@ type Faces struct {
 	workers []*worker
 
 	mu    sync.Mutex
-	idle  *time.Timer
+	idle  chain.Timer
 	state string // the chain name shown in the status line
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
@@ -49,6 +50,9 @@ func New(displays []Display, logger hclog.Logger, opts Options) *Faces {
 	}
 	if opts.ShowTimeout <= 0 {
 		opts.ShowTimeout = 20 * time.Second
+	}
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &Faces{opts: opts, logger: logger.Named("faces"), stop: cancel}
@@ -120,7 +124,7 @@ func (f *Faces) OnTurnEnd(chainName string, res *chain.Result, err error) {
 	switch {
 	case err == nil:
 		f.show(sdk.Frame{Expression: sdk.ExprHappy, Status: status})
-		f.idle = time.AfterFunc(f.opts.HappyFor, func() { f.show(sdk.Frame{Expression: sdk.ExprIdle, Status: status}) })
+		f.idle = f.opts.Clock.AfterFunc(f.opts.HappyFor, func() { f.show(sdk.Frame{Expression: sdk.ExprIdle, Status: status}) })
 	case errors.As(err, &exhausted):
 		delete(status, "provider")
 		f.show(sdk.Frame{Expression: sdk.ExprDegraded, Text: "can't think right now", Status: status})

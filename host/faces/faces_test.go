@@ -49,6 +49,8 @@ func (d *fakeDisplay) Show(ctx context.Context, f sdk.Frame) error {
 	return d.fail
 }
 
+// waitFor reads the frames drawn until e. Its deadline is only a guard
+// against a hung test, never what the test waits for.
 func (d *fakeDisplay) waitFor(t *testing.T, e sdk.Expression) {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
@@ -73,7 +75,8 @@ func (d *fakeDisplay) frames() []sdk.Expression {
 func TestLifecycleOfASuccessfulTurn(t *testing.T) {
 	t.Parallel()
 	d := newFake()
-	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Millisecond})
+	clk := newFakeClock()
+	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: 3 * time.Second, Clock: clk})
 	defer f.Close()
 	d.waitFor(t, sdk.ExprIdle)
 	f.OnTurnStart("default")
@@ -82,6 +85,7 @@ func TestLifecycleOfASuccessfulTurn(t *testing.T) {
 	d.waitFor(t, sdk.ExprSpeaking)
 	f.OnTurnEnd("default", &chain.Result{Provider: "glm"}, nil)
 	d.waitFor(t, sdk.ExprHappy)
+	clk.Advance(3 * time.Second) // happy has shown for HappyFor
 	d.waitFor(t, sdk.ExprIdle)
 	want := []sdk.Expression{sdk.ExprIdle, sdk.ExprThinking, sdk.ExprSpeaking, sdk.ExprHappy, sdk.ExprIdle}
 	if diff := cmp.Diff(want, d.frames()); diff != "" {
@@ -92,7 +96,7 @@ func TestLifecycleOfASuccessfulTurn(t *testing.T) {
 func TestExhaustedChainShowsDegradedAndRecovers(t *testing.T) {
 	t.Parallel()
 	d := newFake()
-	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Hour})
+	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Hour, Clock: newFakeClock()})
 	defer f.Close()
 	f.OnTurnStart("default")
 	f.OnTurnEnd("default", &chain.Result{}, &chain.ExhaustedError{Chain: "default", Last: sdk.ErrTransient})
@@ -111,7 +115,7 @@ func TestSlowDisplayNeverBlocksTheTurn(t *testing.T) {
 	d := newFake()
 	d.gate = make(chan struct{})
 	d.entered = make(chan struct{}, 10)
-	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Hour})
+	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Hour, Clock: newFakeClock()})
 	defer f.Close()
 	<-d.entered     // the worker is now stuck drawing the idle face
 	for range 100 { // each would block if the observer waited on the display
@@ -134,9 +138,50 @@ func TestFailingDisplayIsContained(t *testing.T) {
 	d := newFake()
 	d.fail = errors.New("SPI bus on fire")
 	ok := newFake()
-	f := New([]Display{d, ok}, hclog.NewNullLogger(), Options{})
+	f := New([]Display{d, ok}, hclog.NewNullLogger(), Options{Clock: newFakeClock()})
 	defer f.Close()
 	f.OnTurnStart("default")
 	ok.waitFor(t, sdk.ExprThinking)
 	d.waitFor(t, sdk.ExprThinking)
+}
+
+// TestFramesAreRateLimited: after drawing, a panel rests for MinInterval;
+// the frames offered meanwhile are coalesced, and only the newest is drawn.
+func TestFramesAreRateLimited(t *testing.T) {
+	t.Parallel()
+	d := newFake()
+	clk := newFakeClock()
+	f := New([]Display{d}, hclog.NewNullLogger(), Options{MinInterval: 10 * time.Second, HappyFor: time.Hour, Clock: clk})
+	defer f.Close()
+	d.waitFor(t, sdk.ExprIdle)
+	clk.awaitWait(t, 10*time.Second) // the worker rests after the idle face
+	f.OnTurnStart("default")
+	f.OnFirstContent("default", "glm")
+	clk.Advance(10 * time.Second)
+	d.waitFor(t, sdk.ExprSpeaking)
+	want := []sdk.Expression{sdk.ExprIdle, sdk.ExprSpeaking}
+	if diff := cmp.Diff(want, d.frames()); diff != "" {
+		t.Errorf("frames (-want +got):\n%s", diff)
+	}
+}
+
+// TestAStuckShowIsCancelledAfterShowTimeout: a display that never finishes
+// a Show is given up on after ShowTimeout, and the next frame is drawn.
+func TestAStuckShowIsCancelledAfterShowTimeout(t *testing.T) {
+	t.Parallel()
+	d := newFake()
+	d.gate = make(chan struct{}) // closed only below: until then a Show ends only with its context
+	d.entered = make(chan struct{}, 10)
+	clk := newFakeClock()
+	f := New([]Display{d}, hclog.NewNullLogger(), Options{ShowTimeout: 5 * time.Second, HappyFor: time.Hour, Clock: clk})
+	defer f.Close()
+	<-d.entered // stuck drawing the idle face
+	f.OnTurnStart("default")
+	clk.Advance(5 * time.Second)
+	<-d.entered // the idle Show was cancelled: the worker moved on to thinking
+	close(d.gate)
+	d.waitFor(t, sdk.ExprThinking)
+	if diff := cmp.Diff([]sdk.Expression{sdk.ExprThinking}, d.frames()); diff != "" {
+		t.Errorf("frames (-want +got):\n%s", diff)
+	}
 }

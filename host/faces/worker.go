@@ -2,6 +2,7 @@ package faces
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -60,9 +61,12 @@ func (w *worker) run(ctx context.Context) {
 		if !ok || (shown && sameFrame(f, last)) {
 			continue
 		}
-		start := time.Now()
-		sctx, cancel := context.WithTimeout(ctx, w.opts.ShowTimeout)
+		start := w.opts.Clock.Now()
+		sctx, cancel := withTimeout(ctx, w.opts.Clock, w.opts.ShowTimeout)
 		err := w.display.Show(sctx, f)
+		if err != nil && context.Cause(sctx) == errTimeout {
+			err = fmt.Errorf("%w: %w", errTimeout, err)
+		}
 		cancel()
 		if err != nil {
 			w.logger.Warn("display failed; the turn goes on", "expression", f.Expression, "error", err)
@@ -70,18 +74,16 @@ func (w *worker) run(ctx context.Context) {
 			last, shown = f, true
 		}
 		// Rate limit: frames offered meanwhile wait in the mailbox, coalesced.
-		if wait := interval - time.Since(start); wait > 0 {
-			select {
-			case <-ctx.Done():
+		if wait := interval - w.opts.Clock.Now().Sub(start); wait > 0 {
+			if w.opts.Clock.Sleep(ctx, wait) != nil {
 				return
-			case <-time.After(wait):
 			}
 		}
 	}
 }
 
 func (w *worker) caps(ctx context.Context) (sdk.DisplayCaps, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.opts.ShowTimeout)
+	ctx, cancel := withTimeout(ctx, w.opts.Clock, w.opts.ShowTimeout)
 	defer cancel()
 	return w.display.Caps(ctx)
 }
