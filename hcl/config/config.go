@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/sdk"
 	"github.com/hashicorp/hcl/v2"
 )
@@ -79,10 +80,10 @@ func (b *PluginBlock) Binary() string { return BinaryName(b.Kind, b.Plugin) }
 // Provider is a provider block.
 type Provider struct {
 	PluginBlock
-	Preset        string     // preset name, "" when none
-	Credential    Credential // zero when the provider needs none
-	Auth          *sdk.Auth  // nil: the plugin's declared placement, if that is bearer
-	AuthOrigins   []string   // besides base_url, the origins the credential is sent to (auth { origins })
+	Preset        string      // preset name, "" when none
+	Credential    credref.Ref // zero when the provider needs none
+	Auth          *sdk.Auth   // nil: the plugin's declared placement, if that is bearer
+	AuthOrigins   []string    // besides base_url, the origins the credential is sent to (auth { origins })
 	Tier          Tier
 	GoodAt        []string
 	ContextWindow int // tokens; 0 when unknown

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/sdk"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -17,6 +18,7 @@ var ignoreSource = cmp.Options{
 	cmpopts.IgnoreFields(Axon{}, "DefRange"),
 	cmpopts.IgnoreFields(Vault{}, "DefRange"),
 	cmpopts.IgnoreUnexported(Provider{}, PluginBlock{}),
+	cmp.Comparer(func(a, b credref.Ref) bool { return a == b }),
 	cmpopts.EquateEmpty(),
 }
 
@@ -191,7 +193,7 @@ vault {
 					Kind: sdk.KindProvider, Name: "glm", Plugin: "anthropic", Sandbox: SandboxFull,
 					SHA256: "9c8f5e8e7d2c2f0e3b1b7a4f0f5d6c1b2a3948576655443322110099887766aa",
 				},
-				Credential:    Credential{Source: CredentialFile, Name: "/home/pi/.config/axon/zai.key"},
+				Credential:    credref.MustParse("file:/home/pi/.config/axon/zai.key"),
 				Auth:          &sdk.Auth{Scheme: sdk.AuthQuery, Name: "key"},
 				Tier:          TierSub,
 				GoodAt:        []string{"chat", "code"},
@@ -209,7 +211,7 @@ vault {
 			{
 				PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: "glm2", Plugin: "anthropic", Sandbox: SandboxNone},
 				Preset:      "glm",
-				Credential:  Credential{Source: CredentialEnv, Name: "ZAI_API_KEY"},
+				Credential:  credref.MustParse("env:ZAI_API_KEY"),
 				Auth:        &sdk.Auth{Scheme: sdk.AuthBearer},
 				Egress:      defaultEgress(),
 				Timeouts:    Timeouts{FirstToken: DefaultFirstToken, Idle: DefaultIdle},

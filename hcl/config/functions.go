@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/axonhq/axon/hcl/credref"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -17,7 +19,8 @@ import (
 //	file("PATH") → "file:/abs/PATH" (~ expanded, relative to the file's dir)
 //
 // Neither reads anything: they build credential references that the host
-// resolves lazily. dir is the configuration file's directory ("" for
+// resolves lazily. They validate with credref, as the credential attribute
+// is parsed, so a reference they return always parses. dir is the configuration file's directory ("" for
 // configurations that are not files); home expands "~".
 func evalContext(dir, home string) *hcl.EvalContext {
 	return &hcl.EvalContext{Functions: map[string]function.Function{
@@ -32,10 +35,11 @@ var envFunc = function.New(&function.Spec{
 	Type:        function.StaticReturnType(cty.String),
 	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 		name := args[0].AsString()
-		if !envName.MatchString(name) {
+		ref, err := credref.Env(name)
+		if err != nil {
 			return cty.NilVal, function.NewArgErrorf(0, "%q is not an environment variable name (letters, digits and _)", name)
 		}
-		return cty.StringVal(string(CredentialEnv) + ":" + name), nil
+		return cty.StringVal(ref.String()), nil
 	},
 })
 
@@ -49,7 +53,11 @@ func fileFunc(dir, home string) function.Function {
 			if err != nil {
 				return cty.NilVal, function.NewArgError(0, err)
 			}
-			return cty.StringVal(string(CredentialFile) + ":" + p), nil
+			ref, err := credref.File(p)
+			if err != nil {
+				return cty.NilVal, function.NewArgError(0, err)
+			}
+			return cty.StringVal(ref.String()), nil
 		},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/sdk"
 	"github.com/google/go-cmp/cmp"
 )
@@ -57,7 +58,7 @@ func TestPresetTable(t *testing.T) {
 			if got.Plugin != p.Plugin || got.BaseURL() != p.BaseURL {
 				t.Errorf("loaded plugin %q base_url %q, want %q %q", got.Plugin, got.BaseURL(), p.Plugin, p.BaseURL)
 			}
-			if p.KeyEnv != "" && got.Credential != (Credential{Source: CredentialEnv, Name: p.KeyEnv}) {
+			if p.KeyEnv != "" && got.Credential != credref.MustParse("env:"+p.KeyEnv) {
 				t.Errorf("credential = %v, want env:%s", got.Credential, p.KeyEnv)
 			}
 			if p.KeyEnv == "" && !got.Credential.IsZero() {

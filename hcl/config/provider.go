@@ -1,10 +1,12 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/sdk"
 	"github.com/hashicorp/hcl/v2"
 )
@@ -104,12 +106,13 @@ func (r *reader) credential(p *Provider, raw *rawProvider) {
 	s, ok := r.str(raw.Credential, "credential")
 	if !ok {
 		if p.preset != nil && p.preset.KeyEnv != "" && !present(raw.Credential) {
-			p.Credential = Credential{Source: CredentialEnv, Name: p.preset.KeyEnv}
+			// Every preset's KeyEnv is a valid name (TestPresetTable).
+			p.Credential, _ = credref.Env(p.preset.KeyEnv)
 		}
 		return
 	}
-	c, err := ParseCredential(s)
-	if err == errLiteralCredential {
+	c, err := credref.Parse(s)
+	if errors.Is(err, credref.ErrLiteral) {
 		// Point at the block header, not the value: a diagnostic printer
 		// shows the source line of its subject, and this one may hold a
 		// pasted secret.

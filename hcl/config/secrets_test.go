@@ -127,47 +127,6 @@ func TestAxonChainNeverKeepsTheKey(t *testing.T) {
 	}
 }
 
-func TestParseCredential(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in      string
-		want    Credential
-		wantErr bool
-	}{
-		{in: "env:ZAI_API_KEY", want: Credential{Source: CredentialEnv, Name: "ZAI_API_KEY"}},
-		{in: "file:/home/pi/key", want: Credential{Source: CredentialFile, Name: "/home/pi/key"}},
-		{in: "sk-ant-api03-abcdef", wantErr: true},
-		{in: "env:", wantErr: true},
-		{in: "env:1BAD", wantErr: true},
-		{in: "file:", wantErr: true},
-		{in: "vault:x", wantErr: true},
-		{in: "", wantErr: true},
-	}
-	for _, tc := range tests {
-		got, err := ParseCredential(tc.in)
-		if tc.wantErr {
-			if err == nil {
-				t.Errorf("ParseCredential(%q) succeeded", tc.in)
-			} else if tc.in != "" && !strings.HasSuffix(tc.in, ":") && strings.Contains(err.Error(), tc.in) {
-				t.Errorf("ParseCredential(%q) error repeats the input: %v", tc.in, err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("ParseCredential(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
-		}
-		if got.String() != tc.in {
-			t.Errorf("String() = %q, want %q", got.String(), tc.in)
-		}
-	}
-	if got := (Credential{}).String(); got != "none" {
-		t.Errorf("zero credential String() = %q", got)
-	}
-	if got := fmt.Sprintf("%#v", Credential{Source: CredentialEnv, Name: "K"}); got != `config.Credential("env:K")` {
-		t.Errorf("GoString = %s", got)
-	}
-}
-
 func TestCredentialFunctions(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -185,6 +144,7 @@ func TestCredentialFunctions(t *testing.T) {
 		{name: "file without home", expr: `file("~/k")`, wantErr: "home directory is unknown"},
 		{name: "file ~user", expr: `file("~root/k")`, home: "/home/pi", wantErr: "~user paths are not supported"},
 		{name: "file empty", expr: `file("")`, wantErr: "path is empty"},
+		{name: "file with a trailing space", expr: `file("/run/secrets/k ")`, wantErr: "must not begin or end with white space"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,8 @@
-// Package credential resolves credential references (env:NAME, file:PATH)
-// into secrets, lazily and only inside the host. A Secret never prints: its
-// String, GoString and JSON forms are redacted, so a secret that reaches a
-// log line or an error by mistake still shows nothing.
+// Package credential resolves credential references (a credref.Ref, env:NAME
+// or file:PATH, which the configuration parsed) into secrets, lazily and only
+// inside the host. A Secret never prints: its String, GoString and JSON forms
+// are redacted, so a secret that reaches a log line or an error by mistake
+// still shows nothing.
 //
 // Only the egress package reads a secret's value.
 package credential
@@ -12,46 +13,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/axonhq/axon/hcl/credref"
 )
 
-// Ref is a reference to a credential: where to find it, never the value.
-type Ref struct {
-	source string // "env" or "file"
-	name   string // variable name or path
-}
-
-// Parse reads "env:NAME" or "file:PATH". The empty string is the zero Ref:
-// no credential.
-func Parse(s string) (Ref, error) {
-	if s == "" {
-		return Ref{}, nil
-	}
-	src, name, ok := strings.Cut(s, ":")
-	if !ok || name == "" || (src != "env" && src != "file") {
-		return Ref{}, fmt.Errorf("credential reference %q: want env:NAME or file:PATH", s)
-	}
-	return Ref{source: src, name: name}, nil
-}
-
-// MustParse is Parse for literals in tests and tables.
-func MustParse(s string) Ref {
-	r, err := Parse(s)
-	if err != nil {
-		panic(err)
-	}
-	return r
-}
-
-// IsZero reports whether r names no credential.
-func (r Ref) IsZero() bool { return r.source == "" }
-
-// String is the reference itself ("env:NAME"), which is safe to print.
-func (r Ref) String() string {
-	if r.IsZero() {
-		return "none"
-	}
-	return r.source + ":" + r.name
-}
+// MustParse is credref.MustParse, for the tests of packages that build
+// egress grants by hand.
+//
+// Deprecated: call credref.MustParse.
+func MustParse(s string) credref.Ref { return credref.MustParse(s) }
 
 // Env looks up an environment variable; os.LookupEnv in production.
 type Env func(string) (string, bool)
@@ -59,35 +29,36 @@ type Env func(string) (string, bool)
 // ErrMissing is returned when the referenced variable or file is absent.
 var ErrMissing = errors.New("credential not found")
 
-// Resolve reads the secret now. Errors name the reference, never a value.
-func (r Ref) Resolve(env Env) (Secret, error) {
-	switch r.source {
+// Resolve reads the secret ref names, now. The zero Ref resolves to the
+// zero Secret. Errors name the reference, never a value.
+func Resolve(ref credref.Ref, env Env) (Secret, error) {
+	switch ref.Source() {
 	case "":
 		return Secret{}, nil
-	case "env":
+	case credref.SourceEnv:
 		if env == nil {
 			env = os.LookupEnv
 		}
-		v, ok := env(r.name)
+		v, ok := env(ref.Name())
 		if !ok || strings.TrimSpace(v) == "" {
-			return Secret{}, fmt.Errorf("credential %s: %w (environment variable not set)", r, ErrMissing)
+			return Secret{}, fmt.Errorf("credential %s: %w (environment variable not set)", ref, ErrMissing)
 		}
 		return Secret{v: strings.TrimSpace(v)}, nil
-	case "file":
-		b, err := os.ReadFile(expandHome(r.name))
+	case credref.SourceFile:
+		b, err := os.ReadFile(expandHome(ref.Name()))
 		if errors.Is(err, os.ErrNotExist) {
-			return Secret{}, fmt.Errorf("credential %s: %w (no such file)", r, ErrMissing)
+			return Secret{}, fmt.Errorf("credential %s: %w (no such file)", ref, ErrMissing)
 		}
 		if err != nil {
-			return Secret{}, fmt.Errorf("credential %s: cannot read the file", r)
+			return Secret{}, fmt.Errorf("credential %s: cannot read the file", ref)
 		}
 		v := strings.TrimSpace(string(b))
 		if v == "" {
-			return Secret{}, fmt.Errorf("credential %s: %w (file is empty)", r, ErrMissing)
+			return Secret{}, fmt.Errorf("credential %s: %w (file is empty)", ref, ErrMissing)
 		}
 		return Secret{v: v}, nil
 	}
-	return Secret{}, fmt.Errorf("credential %s: unknown source", r)
+	return Secret{}, fmt.Errorf("credential %s: unknown source", ref)
 }
 
 func expandHome(p string) string {

@@ -8,32 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func TestParse(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		in      string
-		want    string
-		wantErr bool
-	}{
-		{"", "none", false},
-		{"env:OPENAI_API_KEY", "env:OPENAI_API_KEY", false},
-		{"file:~/.config/axon/zai.key", "file:~/.config/axon/zai.key", false},
-		{"sk-abc123", "", true},
-		{"env:", "", true},
-		{"vault:x", "", true},
-	} {
-		r, err := Parse(c.in)
-		if (err != nil) != c.wantErr {
-			t.Errorf("Parse(%q) error = %v, wantErr %v", c.in, err, c.wantErr)
-			continue
-		}
-		if err == nil && r.String() != c.want {
-			t.Errorf("Parse(%q) = %q, want %q", c.in, r, c.want)
-		}
-	}
-}
+	"github.com/axonhq/axon/hcl/credref"
+)
 
 func TestResolve(t *testing.T) {
 	t.Parallel()
@@ -50,17 +27,17 @@ func TestResolve(t *testing.T) {
 		return "", false
 	}
 	for _, c := range []struct {
-		ref     string
+		ref     credref.Ref
 		want    string
 		missing bool
 	}{
-		{"env:SET", secret, false},
-		{"env:UNSET", "", true},
-		{"file:" + keyFile, secret, false},
-		{"file:" + filepath.Join(dir, "nope"), "", true},
-		{"", "", false},
+		{credref.MustParse("env:SET"), secret, false},
+		{credref.MustParse("env:UNSET"), "", true},
+		{credref.MustParse("file:" + keyFile), secret, false},
+		{credref.MustParse("file:" + filepath.Join(dir, "nope")), "", true},
+		{credref.Ref{}, "", false},
 	} {
-		s, err := MustParse(c.ref).Resolve(env)
+		s, err := Resolve(c.ref, env)
 		if c.missing != errors.Is(err, ErrMissing) {
 			t.Errorf("%s: err = %v, missing = %v", c.ref, err, c.missing)
 		}

@@ -4,13 +4,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/axonhq/axon/hcl/config"
 	"github.com/axonhq/axon/hcl/pluginschema"
-	"github.com/axonhq/axon/host/credential"
 	"github.com/axonhq/axon/host/egress"
 	"github.com/axonhq/axon/host/sandbox"
 	"github.com/axonhq/axon/host/supervisor"
@@ -64,10 +62,6 @@ func providerGrant(p *config.Provider) (*egress.Grant, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref, err := credential.Parse(credentialRef(p.Credential))
-	if err != nil {
-		return nil, err
-	}
 	// The credential goes only to the provider's own origin and the ones
 	// auth { origins } names, never to the rest of egress { allow }.
 	injectTo := append([]string{}, p.AuthOrigins...)
@@ -79,7 +73,7 @@ func providerGrant(p *config.Provider) (*egress.Grant, error) {
 		return nil, err
 	}
 	g := limits(p.Egress)
-	g.Allow, g.Inject, g.Credential = allow, inject, ref
+	g.Allow, g.Inject, g.Credential = allow, inject, p.Credential
 	if p.Auth != nil {
 		g.Auth, g.AuthSet = *p.Auth, true
 	}
@@ -106,13 +100,6 @@ func limits(e config.Egress) *egress.Grant {
 		RequestIdleTimeout: e.RequestIdleTimeout, MaxRequestBytes: e.MaxRequestBytes,
 		MaxResponseBytes: e.MaxResponseBytes, MaxConcurrent: e.MaxConcurrent,
 	}
-}
-
-func credentialRef(c config.Credential) string {
-	if c.IsZero() {
-		return ""
-	}
-	return strings.TrimSpace(c.String())
 }
 
 // grants turns a block's grant {} into the sandbox's grants. A read-write

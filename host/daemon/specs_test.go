@@ -66,3 +66,54 @@ chain "default" { providers = [provider.local] }
 		t.Errorf("tool grant (-want +got):\n%s", diff)
 	}
 }
+
+// TestProviderGrantCarriesTheCredential: the reference the configuration
+// parsed is the one the egress resolves, unchanged, and a provider without
+// one gets a grant that injects nothing.
+func TestProviderGrantCarriesTheCredential(t *testing.T) {
+	t.Parallel()
+	loader := config.NewLoader(config.Options{HomeDir: "/home/pi", ExecutableDir: t.TempDir(), GOOS: "linux"})
+	cfg, diags := loader.Parse("/etc/axon/axon.hcl", []byte(`
+provider "env" {
+  preset     = "openai"
+  model      = "m"
+  credential = env("MY_OPENAI_KEY")
+}
+provider "file" {
+  preset     = "openai"
+  model      = "m"
+  credential = file("~/.config/axon/openai.key")
+}
+provider "preset" {
+  preset = "openai"
+  model  = "m"
+}
+provider "local" {
+  preset = "ollama"
+}
+chain "default" { providers = [provider.env, provider.file, provider.preset, provider.local] }
+`))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	want := map[string]string{
+		"env":    "env:MY_OPENAI_KEY",
+		"file":   "file:/home/pi/.config/axon/openai.key",
+		"preset": "env:OPENAI_API_KEY",
+		"local":  "none",
+	}
+	got := map[string]string{}
+	for _, p := range cfg.Providers {
+		g, err := providerGrant(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		if g.Credential != p.Credential {
+			t.Errorf("%s: grant credential %v, configured %v", p.Name, g.Credential, p.Credential)
+		}
+		got[p.Name] = g.Credential.String()
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("grant credentials (-want +got):\n%s", diff)
+	}
+}

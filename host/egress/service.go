@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/host/credential"
 	"github.com/axonhq/axon/host/redact"
 	"github.com/axonhq/axon/sdk"
@@ -23,11 +24,11 @@ import (
 
 // Grant is what one plugin instance may do on the network.
 type Grant struct {
-	Plugin     string         // instance name, for logs
-	Allow      AllowList      // origins the plugin may reach
-	Auth       sdk.Auth       // where the credential goes
-	AuthSet    bool           // Auth was decided by the block or its preset, not the plugin
-	Credential credential.Ref // zero: inject nothing
+	Plugin     string      // instance name, for logs
+	Allow      AllowList   // origins the plugin may reach
+	Auth       sdk.Auth    // where the credential goes
+	AuthSet    bool        // Auth was decided by the block or its preset, not the plugin
+	Credential credref.Ref // zero: inject nothing
 	// Inject lists the origins the credential is put on: the block's
 	// base_url (and auth { origins }), never the rest of Allow. Empty:
 	// nowhere.
@@ -151,7 +152,7 @@ func orDefault[T int | int64 | time.Duration](v *T, d T) {
 // Redactor masks this grant's credential, as it resolves now (empty when
 // it cannot be resolved: then no one has it to leak).
 func (s *Service) Redactor() *redact.Redactor {
-	secret, err := s.grant.Credential.Resolve(s.env)
+	secret, err := credential.Resolve(s.grant.Credential, s.env)
 	if err != nil {
 		return redact.New("")
 	}
@@ -196,7 +197,7 @@ func (s *Service) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressRe
 		}
 		length = n
 	}
-	secret, err := s.grant.Credential.Resolve(s.env)
+	secret, err := credential.Resolve(s.grant.Credential, s.env)
 	if err != nil {
 		// The message names the reference (env:NAME), never a value.
 		s.logger.Warn("credential unavailable", "host", u.Host, "error", err)

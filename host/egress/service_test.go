@@ -18,7 +18,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/axonhq/axon/host/credential"
+	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -71,7 +71,7 @@ func newService(t *testing.T, logs io.Writer, auth sdk.Auth, allow ...string) *S
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(Grant{Plugin: "p", Allow: al, Inject: inject, Auth: auth, Credential: credential.MustParse("env:KEY")},
+	s := New(Grant{Plugin: "p", Allow: al, Inject: inject, Auth: auth, Credential: credref.MustParse("env:KEY")},
 		hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Trace}), WithEnv(env))
 	t.Cleanup(s.Close)
 	return s
@@ -260,7 +260,7 @@ func TestMissingCredentialIsAuthRequired(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(ok))
 	defer srv.Close()
 	al, _ := NewAllowList(srv.URL)
-	s := New(Grant{Allow: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, Credential: credential.MustParse("env:NOPE")},
+	s := New(Grant{Allow: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, Credential: credref.MustParse("env:NOPE")},
 		hclog.NewNullLogger(), WithEnv(env))
 	_, err := get(t, s, srv.URL, nil)
 	if !errors.Is(err, sdk.ErrAuthRequired) || !strings.Contains(err.Error(), "env:NOPE") {
