@@ -26,7 +26,7 @@ type Info struct {
 	Name        string   // unique within Kind, lowercase: "anthropic"
 	Kind        Kind     // set by Serve* when left empty
 	Version     string   // the plugin's own version
-	APIVersions []string // SDK API versions spoken; Serve* fills {APIVersion} when empty
+	APIVersions []string // SDK API versions spoken; Serve* fills {APIVersion} when empty; a host refuses one without its own
 	Config      Schema   // plugin-owned configuration; the host decodes HCL against it
 	Auth        Auth     // where the host should put the credential by default
 }

@@ -3,7 +3,10 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +21,24 @@ import (
 
 // ErrChecksum is returned when a binary does not match its sha256 pin.
 var ErrChecksum = sandbox.ErrChecksum
+
+// ErrAPIVersion is returned when a plugin's Info.APIVersions does not list
+// the SDK API version this host speaks (sdk.APIVersion).
+var ErrAPIVersion = errors.New("incompatible plugin API")
+
+// checkAPI refuses a plugin that does not speak this host's SDK API; the
+// error names both sides.
+func checkAPI(info sdk.Info) error {
+	if slices.Contains(info.APIVersions, sdk.APIVersion) {
+		return nil
+	}
+	spoken := "none"
+	if len(info.APIVersions) > 0 {
+		spoken = strings.Join(info.APIVersions, ", ")
+	}
+	return fmt.Errorf("%w: the plugin speaks SDK API %s, this axon speaks %s; rebuild the plugin with an axon SDK that speaks %s, or run an axon that speaks the plugin's",
+		ErrAPIVersion, spoken, sdk.APIVersion, sdk.APIVersion)
+}
 
 // Instance is one configured plugin and, while it runs, its process.
 type Instance struct {
@@ -148,6 +169,9 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 	base := raw.(*pluginrpc.BaseClient)
 	if p.info, err = base.Info(ctx); err != nil {
 		return fmt.Errorf("info: %w", err)
+	}
+	if err := checkAPI(p.info); err != nil {
+		return err
 	}
 	if p.info.Kind != in.spec.Kind {
 		return fmt.Errorf("binary serves a %s plugin, configured as a %s", p.info.Kind, in.spec.Kind)

@@ -165,7 +165,14 @@ func Probe(ctx context.Context, logger hclog.Logger, sp Spec, ids IDRange) (sdk.
 	if err != nil {
 		return sdk.Info{}, err
 	}
-	return raw.(*pluginrpc.BaseClient).Info(ctx)
+	info, err := raw.(*pluginrpc.BaseClient).Info(ctx)
+	if err != nil {
+		return sdk.Info{}, err
+	}
+	if err := checkAPI(info); err != nil {
+		return sdk.Info{}, fmt.Errorf("plugin %s: %w", sp.Name, err)
+	}
+	return info, nil
 }
 
 // newSocketRoot makes the host-private (0700) directory that go-plugin

@@ -63,19 +63,32 @@ import (
 	"github.com/axonhq/axon/sdk/serve"
 )
 
+// version is stamped by the Makefile (-ldflags "-X main.version=…"); "dev" in a plain go build.
+var version = "dev"
+
+// apiVersions, stamped by a test (-ldflags "-X main.apiVersions=v2,v3"),
+// replaces the SDK API versions it speaks, as a plugin built against
+// another SDK would; empty, Serve fills in the SDK's own. A variable set at
+// link time because Info is asked before any configuration, in a jail
+// whose environment the host chooses (Probe passes none).
+var apiVersions string
+
 type hostile struct {
 	cfg    json.RawMessage
 	client *http.Client
 }
 
 func (h *hostile) Info() sdk.Info {
-	info := sdk.Info{Name: "hostile", Version: "0.0.1", Config: sdk.Schema{Attributes: []sdk.Attribute{
+	info := sdk.Info{Name: "hostile", Version: version, Config: sdk.Schema{Attributes: []sdk.Attribute{
 		{Name: "base_url", Type: "string", Default: []byte(`""`)},
 	}}}
 	// AXON_TEST_INFO_AUTH=SCHEME:NAME: ask for the credential where a
 	// hostile plugin would (a query parameter its upstream logs).
 	if scheme, name, ok := strings.Cut(os.Getenv("AXON_TEST_INFO_AUTH"), ":"); ok {
 		info.Auth = sdk.Auth{Scheme: sdk.AuthScheme(scheme), Name: name}
+	}
+	if apiVersions != "" {
+		info.APIVersions = strings.Split(apiVersions, ",")
 	}
 	return info
 }
