@@ -9,7 +9,7 @@
 //     bit-identical on amd64 and arm64 (no fused multiply-add can move a
 //     pixel) and scales to any panel size without a glyph font (the Go fonts
 //     lack the kaomoji glyphs pwnagotchi-style faces need; see
-//     notes/eink-pi.md §3).
+//     docs/eink.md#vector-faces).
 //   - Text uses the Go fonts (golang.org/x/image/font/gofont, BSD-3, already
 //     in the module: no font file to ship, no apt). Glyphs are rasterised
 //     anti-aliased and thresholded at Ink (coverage above ~37%), which reads

@@ -4,11 +4,11 @@
 //
 // It exists because periph's devices/v3 waveshare2in13v4 driver runs two
 // full refreshes per draw, has no partial refresh and waits on BUSY without a
-// timeout (notes/eink-pi.md §1.2). This driver does a full refresh on start
-// and periodically, partial refreshes in between (writing the previous frame
-// to RAM 0x26 as the controller expects), deep sleep on demand with a re-init
-// on the next frame, and every BUSY wait ends with ErrBusyTimeout rather than
-// hanging.
+// timeout (docs/eink.md#why-our-own-driver). This driver does a full refresh
+// on start and periodically, partial refreshes in between (writing the
+// previous frame to RAM 0x26 as the controller expects), deep sleep on demand
+// with a re-init on the next frame, and every BUSY wait ends with
+// ErrBusyTimeout rather than hanging (docs/eink.md#busy-timeouts).
 //
 // The command sequences follow Waveshare's epd2in13_V4.py (init, display,
 // displayPartial with the 0x26 fix of waveshareteam/e-Paper#416, sleep).
