@@ -17,12 +17,6 @@ import (
 	"github.com/axonhq/axon/hcl/credref"
 )
 
-// MustParse is credref.MustParse, for the tests of packages that build
-// egress grants by hand.
-//
-// Deprecated: call credref.MustParse.
-func MustParse(s string) credref.Ref { return credref.MustParse(s) }
-
 // Env looks up an environment variable; os.LookupEnv in production.
 type Env func(string) (string, bool)
 

@@ -23,7 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/axonhq/axon/host/credential"
+	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/host/egress"
 	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/host/sandbox"
@@ -263,7 +263,7 @@ func TestEscapeSuite(t *testing.T) {
 	}
 	logs := &logbuf.Buffer{}
 	s := newSupervisor(t, logs, Options{})
-	grant := &egress.Grant{Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, AuthSet: true, Credential: credential.MustParse("file:" + host.keyFile)}
+	grant := &egress.Grant{Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, AuthSet: true, Credential: credref.MustParse("file:" + host.keyFile)}
 	if err := s.Add(Spec{Name: "evil", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: grant}); err != nil {
 		t.Fatal(err)
 	}

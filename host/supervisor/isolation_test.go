@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/axonhq/axon/host/credential"
+	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/host/egress"
 	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/sdk"
@@ -61,7 +61,7 @@ func TestIsolation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &egress.Grant{Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, AuthSet: true, Credential: credential.MustParse(ref)}
+		return &egress.Grant{Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, AuthSet: true, Credential: credref.MustParse(ref)}
 	}
 	values := func(u *upstream) func(sdk.Info) (json.RawMessage, error) {
 		return func(sdk.Info) (json.RawMessage, error) { return json.Marshal(map[string]string{"base_url": u.URL}) }
@@ -273,7 +273,7 @@ func TestPluginCannotChooseWhereTheKeyGoes(t *testing.T) {
 	up := newUpstream(t)
 	al, _ := egress.NewAllowList(up.URL)
 	grant := func(set bool) *egress.Grant {
-		g := &egress.Grant{Allow: al, Inject: al, Credential: credential.MustParse("env:AXON_TEST_KEY_Q")}
+		g := &egress.Grant{Allow: al, Inject: al, Credential: credref.MustParse("env:AXON_TEST_KEY_Q")}
 		if set {
 			g.Auth, g.AuthSet = sdk.Auth{Scheme: sdk.AuthBearer}, true
 		}
@@ -310,7 +310,7 @@ func TestPluginErrorsAreMasked(t *testing.T) {
 	logs := &logbuf.Buffer{}
 	s := newSupervisor(t, logs, Options{})
 	s.Add(Spec{Name: "leaky", Kind: sdk.KindProvider, Path: bin("hostile"),
-		Egress: &egress.Grant{Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, AuthSet: true, Credential: credential.MustParse("env:AXON_TEST_KEY_L")}})
+		Egress: &egress.Grant{Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, AuthSet: true, Credential: credref.MustParse("env:AXON_TEST_KEY_L")}})
 	in, _ := s.Instance("leaky")
 	_, _, err := collect(context.Background(), in, "leak "+up.URL+"/hex")
 	if err == nil {
