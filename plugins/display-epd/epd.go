@@ -42,7 +42,7 @@ func newEPD(b board, clock ssd1680.Clock) *epd {
 }
 
 func (e *epd) Info() sdk.Info {
-	return sdk.Info{Name: "epd", Kind: sdk.KindDisplay, Version: "0.1.0", Config: schema}
+	return sdk.Info{Name: "epd", Kind: sdk.KindDisplay, Version: version, Config: schema}
 }
 
 func (e *epd) Configure(ctx context.Context, cfg sdk.Config) error {

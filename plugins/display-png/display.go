@@ -40,7 +40,7 @@ var _ sdk.Display = (*pngDisplay)(nil)
 func newPNGDisplay() *pngDisplay { return &pngDisplay{} }
 
 func (d *pngDisplay) Info() sdk.Info {
-	return sdk.Info{Name: "png", Kind: sdk.KindDisplay, Version: "0.1.0", Config: schema}
+	return sdk.Info{Name: "png", Kind: sdk.KindDisplay, Version: version, Config: schema}
 }
 
 func (d *pngDisplay) Configure(_ context.Context, cfg sdk.Config) error {

@@ -46,7 +46,7 @@ var (
 func newTermDisplay() *termDisplay { return &termDisplay{} }
 
 func (d *termDisplay) Info() sdk.Info {
-	return sdk.Info{Name: "term", Kind: sdk.KindDisplay, Version: "0.1.0", Config: schema}
+	return sdk.Info{Name: "term", Kind: sdk.KindDisplay, Version: version, Config: schema}
 }
 
 func (d *termDisplay) Configure(_ context.Context, cfg sdk.Config) error {

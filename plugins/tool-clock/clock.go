@@ -7,9 +7,6 @@ import (
 	"github.com/axonhq/axon/sdk"
 )
 
-// version is this plugin's own version, reported in Info.
-const version = "0.1.0"
-
 // clock serves the now and convert_time tools. The zero value is ready for
 // Info; Configure must run before Call.
 type clock struct {

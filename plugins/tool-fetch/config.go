@@ -10,10 +10,13 @@ import (
 // Defaults for the plugin-owned attributes, declared in the schema and
 // applied again in parseConfig.
 const (
-	defaultMaxBytes  = 256 << 10
-	maxMaxBytes      = 16 << 20 // a tool result is model context, not a download
-	defaultUserAgent = "axon-tool-fetch/" + version
+	defaultMaxBytes = 256 << 10
+	maxMaxBytes     = 16 << 20 // a tool result is model context, not a download
 )
+
+// defaultUserAgent names this build: a function, not a constant, because
+// version is stamped at link time.
+func defaultUserAgent() string { return "axon-tool-fetch/" + version }
 
 // config is the plugin-owned part of a tool block.
 type config struct {
@@ -29,7 +32,7 @@ func schema() sdk.Schema {
 			Description: `Origins the model may fetch: "https://example.com", "example.com" (https), "localhost:8080" (https), "http://10.0.0.5:8080", or "*.example.com" (any subdomain). The host's egress must allow them too.`},
 		{Name: "max_bytes", Type: "number", Default: json.RawMessage(fmt.Sprint(defaultMaxBytes)),
 			Description: "Most bytes read from a response; a longer one is cut and the result says so."},
-		{Name: "user_agent", Type: "string", Default: jsonString(defaultUserAgent),
+		{Name: "user_agent", Type: "string", Default: jsonString(defaultUserAgent()),
 			Description: "User-Agent header sent with every request."},
 	}}
 }
@@ -42,7 +45,7 @@ type settings struct {
 }
 
 func parseConfig(cfg sdk.Config) (settings, error) {
-	c := config{MaxBytes: defaultMaxBytes, UserAgent: defaultUserAgent}
+	c := config{MaxBytes: defaultMaxBytes, UserAgent: defaultUserAgent()}
 	if err := cfg.Decode(&c); err != nil {
 		return settings{}, err
 	}
@@ -57,7 +60,7 @@ func parseConfig(cfg sdk.Config) (settings, error) {
 		return settings{}, sdk.Permanentf("max_bytes must be between 1 and %d, got %d", maxMaxBytes, c.MaxBytes)
 	}
 	if c.UserAgent == "" {
-		c.UserAgent = defaultUserAgent
+		c.UserAgent = defaultUserAgent()
 	}
 	return settings{allow: allow, maxBytes: c.MaxBytes, userAgent: c.UserAgent}, nil
 }

@@ -174,8 +174,8 @@ func TestFetch(t *testing.T) {
 		if u.Fragment != "" || r.Method != http.MethodGet {
 			t.Errorf("sent %s %s", r.Method, r.URL)
 		}
-		if got := r.Header.Get("User-Agent"); got != defaultUserAgent {
-			t.Errorf("User-Agent %q, want %q", got, defaultUserAgent)
+		if got := r.Header.Get("User-Agent"); got != defaultUserAgent() {
+			t.Errorf("User-Agent %q, want %q", got, defaultUserAgent())
 		}
 		if got := r.Header.Get("Accept"); got != accept {
 			t.Errorf("Accept %q", got)

@@ -7,9 +7,6 @@ import (
 	"github.com/axonhq/axon/sdk"
 )
 
-// version is this plugin's own version, reported in Info.
-const version = "0.1.0"
-
 // fetcher serves the fetch tool. The zero value is ready for Info;
 // Configure must run before Call. After Configure it is read-only, so calls
 // may run concurrently.

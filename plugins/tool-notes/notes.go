@@ -13,9 +13,6 @@ import (
 	"github.com/axonhq/axon/sdk"
 )
 
-// version is this plugin's own version, reported in Info.
-const version = "0.1.0"
-
 // notes serves append_note, list_notes and read_note. The zero value is
 // ready for Info; Configure must run before Call.
 type notes struct {
