@@ -26,10 +26,11 @@ COMMIT  := $(COMMIT)
 HOST_LDFLAGS   := -X github.com/axonhq/axon/host/cli.Version=$(VERSION) -X github.com/axonhq/axon/host/cli.Commit=$(COMMIT)
 PLUGIN_LDFLAGS := -X main.version=$(VERSION)
 
+STATICCHECK        := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 
-.PHONY: all build run test test-deps test-race vet fuzz bench proto pi test-arm64 fixtures clean
+.PHONY: all build run test test-deps test-race vet lint fuzz bench proto pi test-arm64 fixtures clean
 
 all: build
 
@@ -49,6 +50,14 @@ run: build
 vet:
 	$(GO) vet ./...
 
+# staticcheck at a pinned version (installed into bin/tools), and gofmt:
+# any file it would reformat fails the build.
+lint:
+	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install $(STATICCHECK)
+	$(CURDIR)/$(BIN)/tools/staticcheck ./...
+	@out="$$(gofmt -l $$(find . -name '*.go' -not -path './$(BIN)/*'))"; \
+	if [ -n "$$out" ]; then echo "gofmt would reformat:"; echo "$$out"; exit 1; fi
+
 # The sandbox tests map subordinate ids with newuidmap/newgidmap (Debian
 # uidmap). As root (CI) it is installed when missing; otherwise the tests
 # that need it say so.
@@ -59,8 +68,9 @@ test-deps:
 # and every crasher found so far) run in the plain go test above, so CI is
 # deterministic. make test FUZZTIME=30s also mutates them; make fuzz does
 # only that (default 10s a target).
-test: vet test-deps
-	$(GO) test -count=1 -timeout 10m ./...
+# One pass over every package, under the race detector (test-race): a
+# plain pass on top would run the same assertions again.
+test: vet lint test-deps
 	@$(MAKE) --no-print-directory test-race
 	@if [ -n "$(FUZZTIME)" ]; then $(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME); fi
 

@@ -15,9 +15,6 @@ import (
 	"github.com/axonhq/axon/hcl/config"
 )
 
-// Version is set at build time with -ldflags "-X .../host/cli.Version=…".
-var Version = "dev"
-
 // errReported means the error was already printed (diagnostics): exit 1
 // without repeating it.
 var errReported = errors.New("reported")

@@ -9,6 +9,10 @@ import (
 	"github.com/axonhq/axon/sdk"
 )
 
+// Version is stamped by the Makefile (-ldflags "-X …/host/cli.Version=…");
+// "dev" in a plain go build.
+var Version = "dev"
+
 // Commit is the commit axon was built from, stamped with Version by the
 // Makefile (-ldflags "-X .../host/cli.Commit=…"); "unknown" in a plain go build.
 var Commit = "unknown"
