@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -82,26 +83,25 @@ func (p *provider) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink)
 	}
 	stream := p.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
-	var usage sdk.Usage
+	// sdk.Stream keeps the stream rules: start first, usage merged and sent
+	// before the one finish, a reply without text a failure.
+	s := sdk.NewStream(out, p.cfg.Model)
 	var stop anthropic.StopReason
 	for stream.Next() {
 		var err error
 		switch ev := stream.Current().AsAny().(type) {
 		case anthropic.MessageStartEvent:
-			usage.InputTokens = sdk.Tokens(ev.Message.Usage.InputTokens)
-			err = out.Send(ctx, sdk.Event{Type: sdk.EventStart, Model: ev.Message.Model})
+			s.Usage(&sdk.Usage{InputTokens: sdk.Tokens(ev.Message.Usage.InputTokens)})
+			err = s.Start(ctx, ev.Message.Model)
 		case anthropic.ContentBlockDeltaEvent:
-			if d, ok := ev.Delta.AsAny().(anthropic.TextDelta); ok && d.Text != "" {
-				err = out.Send(ctx, sdk.Event{Type: sdk.EventTextDelta, Text: d.Text})
+			if d, ok := ev.Delta.AsAny().(anthropic.TextDelta); ok {
+				err = s.Text(ctx, d.Text)
 			}
 		case anthropic.MessageDeltaEvent:
 			stop = ev.Delta.StopReason
-			usage.OutputTokens = sdk.Tokens(ev.Usage.OutputTokens)
+			s.Usage(&sdk.Usage{OutputTokens: sdk.Tokens(ev.Usage.OutputTokens)})
 		case anthropic.MessageStopEvent:
-			if err := out.Send(ctx, sdk.Event{Type: sdk.EventUsage, Usage: &usage}); err != nil {
-				return err
-			}
-			return out.Send(ctx, sdk.Event{Type: sdk.EventFinish, Finish: finish(stop)})
+			return s.Finish(ctx, finish(stop))
 		}
 		if err != nil {
 			return err
@@ -110,7 +110,7 @@ func (p *provider) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink)
 	if err := stream.Err(); err != nil {
 		return classify(ctx, err)
 	}
-	return sdk.Transientf("stream ended before message_stop")
+	return sdk.ErrCutStream.Newf("anthropic sdk: stream ended before message_stop")
 }
 
 func finish(r anthropic.StopReason) sdk.FinishReason {
@@ -126,21 +126,18 @@ func finish(r anthropic.StopReason) sdk.FinishReason {
 }
 
 // classify maps an SDK error to the taxonomy by status alone; the vendor's
-// message stays inside the plugin.
+// message stays inside the plugin. An error without a status never got a
+// response: the caller's cancellation, the egress's verdict, or a broken
+// connection.
 func classify(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
 	var apiErr *anthropic.Error
-	if !errors.As(err, &apiErr) {
-		return sdk.Transientf("anthropic sdk: request failed")
+	if ctx.Err() != nil || !errors.As(err, &apiErr) {
+		return sdk.TransportError(ctx, "anthropic sdk", err)
 	}
-	e := &sdk.Error{Class: sdk.ClassPermanent, Status: apiErr.StatusCode, Message: "anthropic sdk: " + http.StatusText(apiErr.StatusCode)}
-	switch s := apiErr.StatusCode; {
-	case s == http.StatusUnauthorized || s == http.StatusForbidden:
-		e.Class = sdk.ClassAuthRequired
-	case s == http.StatusTooManyRequests || s >= 500:
-		e.Class = sdk.ClassTransient
+	s := apiErr.StatusCode
+	e := &sdk.Error{Class: sdk.StatusClass(s), Status: s, Message: "anthropic sdk: " + http.StatusText(s)}
+	if apiErr.Response != nil {
+		e.RetryAfter = sdk.RetryAfter(apiErr.Response.Header, time.Now())
 	}
 	return e
 }

@@ -1,5 +1,4 @@
-// Command axon-provider-echo is a minimal third-party provider: it answers
-// with the last user message, word by word. It imports only the axon sdk.
+// Command axon-provider-echo is a minimal third-party provider: it echoes the last user message.
 package main
 
 import (
@@ -10,42 +9,32 @@ import (
 	"github.com/axonhq/axon/sdk/serve"
 )
 
-type echo struct {
-	cfg struct {
-		Prefix string `json:"prefix"`
-	}
-}
+type echo struct{ cfg map[string]string } // the plugin-owned attributes: prefix
 
 func (e *echo) Info() sdk.Info {
-	return sdk.Info{Name: "echo", Version: "1.0.0", Config: sdk.Schema{Attributes: []sdk.Attribute{
-		{Name: "prefix", Type: "string", Default: []byte(`""`), Description: "text put before every answer"},
-	}}}
+	prefix := sdk.Attribute{Name: "prefix", Type: "string", Default: sdk.Default(""), Description: "text put before every answer"}
+	return sdk.Info{Name: "echo", Version: "1.0.0", Config: sdk.Schema{Attributes: []sdk.Attribute{prefix}}}
 }
 
 func (e *echo) Configure(_ context.Context, cfg sdk.Config) error { return cfg.Decode(&e.cfg) }
 
 func (e *echo) Models(context.Context) ([]sdk.Model, error) { return []sdk.Model{{ID: "echo"}}, nil }
 
+// Generate streams the words; sdk.Stream adds the start and the one finish, and fails an empty reply.
 func (e *echo) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
 	var last string
 	for _, m := range req.Messages {
 		if m.Role == sdk.RoleUser {
-			last = sdk.TextOf(m.Parts)
+			last = e.cfg["prefix"] + sdk.TextOf(m.Parts)
 		}
 	}
-	if last == "" {
-		return sdk.Permanentf("nothing to echo: no user text")
-	}
-	out.Send(ctx, sdk.Event{Type: sdk.EventStart, Model: "echo"})
-	for i, w := range strings.Fields(e.cfg.Prefix + last) {
-		if i > 0 {
-			w = " " + w
-		}
-		if err := out.Send(ctx, sdk.Event{Type: sdk.EventTextDelta, Text: w}); err != nil {
+	s := sdk.NewStream(out, "echo")
+	for _, w := range strings.SplitAfter(last, " ") {
+		if err := s.Text(ctx, w); err != nil {
 			return err
 		}
 	}
-	return out.Send(ctx, sdk.Event{Type: sdk.EventFinish, Finish: sdk.FinishStop})
+	return s.Finish(ctx, sdk.FinishStop)
 }
 
 func main() { serve.Provider(&echo{}) }

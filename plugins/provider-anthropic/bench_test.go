@@ -60,6 +60,6 @@ func benchBodies(b *testing.B) []sdktest.BenchBody {
 func BenchmarkDecodeStream(b *testing.B) {
 	discard := sdk.SinkFunc(func(context.Context, sdk.Event) error { return nil })
 	sdktest.BenchDecode(b, benchBodies(b), "event", func(r io.Reader) error {
-		return decodeStream(context.Background(), r, &turn{out: discard})
+		return decodeStream(context.Background(), r, newTurn(discard))
 	})
 }

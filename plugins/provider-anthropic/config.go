@@ -2,10 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/axonhq/axon/sdk"
 )
@@ -27,30 +24,25 @@ type config struct {
 	AnthropicVersion string            `json:"anthropic_version"`
 	Headers          map[string]string `json:"headers"`
 	ThinkingBudget   int               `json:"thinking_budget"`
+
+	header http.Header // Headers, checked
 }
 
 // schema declares the attributes above to the host.
 func schema() sdk.Schema {
 	return sdk.Schema{Attributes: []sdk.Attribute{
-		{Name: "base_url", Type: "string", Default: jsonString(defaultBaseURL),
-			Description: "Messages API root; requests go to {base_url}/v1/messages. Any Anthropic-compatible endpoint works, e.g. https://api.z.ai/api/anthropic."},
-		{Name: "model", Type: "string",
-			Description: "Model used when a request names none, e.g. claude-sonnet-4-5."},
-		{Name: "max_tokens", Type: "number", Default: json.RawMessage(fmt.Sprint(defaultMaxTokens)),
-			Description: "max_tokens sent when a request sets no limit (the Messages API requires one)."},
-		{Name: "anthropic_version", Type: "string", Default: jsonString(defaultAnthropicVersion),
+		sdk.BaseURLAttribute(defaultBaseURL,
+			"Messages API root; requests go to {base_url}/v1/messages. Any Anthropic-compatible endpoint works, e.g. https://api.z.ai/api/anthropic."),
+		sdk.ModelAttribute("claude-sonnet-4-5"),
+		sdk.MaxTokensAttribute(defaultMaxTokens,
+			"max_tokens sent when a request sets no limit (the Messages API requires one)."),
+		{Name: "anthropic_version", Type: "string", Default: sdk.Default(defaultAnthropicVersion),
 			Description: "Value of the anthropic-version header."},
-		{Name: "headers", Type: "map(string)",
-			Description: "Extra request headers, e.g. { \"anthropic-beta\" = \"...\" }. Credential headers are refused: the host injects the credential."},
-		{Name: "thinking_budget", Type: "number", Default: json.RawMessage("0"),
+		sdk.HeadersAttribute(`{ "anthropic-beta" = "..." }`),
+		{Name: "thinking_budget", Type: "number", Default: sdk.Default(0),
 			Description: "Extended thinking budget_tokens; 0 turns thinking off. A request can override it with the thinking_budget option."},
 	}}
 }
-
-// reservedHeaders may not be set through the headers attribute: the first
-// two carry credentials, which are never plugin configuration, and the last
-// has its own attribute.
-var reservedHeaders = []string{"Authorization", "X-Api-Key", "Anthropic-Version"}
 
 // parseConfig decodes and validates the plugin-owned values.
 func parseConfig(cfg sdk.Config) (config, error) {
@@ -62,14 +54,10 @@ func parseConfig(cfg sdk.Config) (config, error) {
 	if err := cfg.Decode(&c); err != nil {
 		return config{}, err
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return config{}, sdk.Permanentf("base_url %q: want an absolute http or https URL", c.BaseURL)
+	var err error
+	if c.BaseURL, err = sdk.ParseBaseURL(c.BaseURL); err != nil {
+		return config{}, err
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return config{}, sdk.Permanentf("base_url %q: must not carry a query or fragment", c.BaseURL)
-	}
-	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	if c.MaxTokens <= 0 {
 		return config{}, sdk.Permanentf("max_tokens must be positive, got %d", c.MaxTokens)
 	}
@@ -79,12 +67,9 @@ func parseConfig(cfg sdk.Config) (config, error) {
 	if c.AnthropicVersion == "" {
 		return config{}, sdk.Permanentf("anthropic_version must not be empty")
 	}
-	for name := range c.Headers {
-		for _, r := range reservedHeaders {
-			if http.CanonicalHeaderKey(name) == r {
-				return config{}, sdk.Permanentf("headers: %q may not be set here", name)
-			}
-		}
+	// anthropic-version has its own attribute.
+	if c.header, err = sdk.ExtraHeaders(c.Headers, "Anthropic-Version"); err != nil {
+		return config{}, err
 	}
 	return c, nil
 }
@@ -106,9 +91,4 @@ func parseOptions(raw map[string]json.RawMessage) (options, error) {
 		o.ThinkingBudget = &n
 	}
 	return o, nil
-}
-
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
 }

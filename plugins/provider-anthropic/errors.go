@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/axonhq/axon/sdk"
-	"github.com/axonhq/axon/sdk/sse"
 )
 
 // wireErrorBody is the "error" object of an error response or of an
@@ -28,9 +25,6 @@ type wireErrorEnvelope struct {
 	Error *wireErrorBody `json:"error"`
 }
 
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
-
 // httpError classifies a non-2xx response from its status, its error body
 // (when it is the Messages API envelope: a 413 from the edge may be HTML)
 // and its retry headers. The vendor's message text is read to classify,
@@ -39,17 +33,8 @@ func httpError(status int, h http.Header, body []byte, now time.Time) *sdk.Error
 	var env wireErrorEnvelope
 	_ = json.Unmarshal(body, &env) // not the envelope: classify by status alone
 	e := classify(status, false, env.Error)
-	switch strings.ToLower(strings.TrimSpace(h.Get("X-Should-Retry"))) {
-	case "true":
-		if e.Class == sdk.ClassPermanent {
-			e.Class = sdk.ClassTransient
-		}
-	case "false":
-		if e.Class == sdk.ClassTransient {
-			e.Class = sdk.ClassPermanent // the upstream says a retry cannot help; fall back instead
-		}
-	}
-	e.RetryAfter = retryAfter(h, now)
+	e.Class = sdk.ShouldRetry(h, e.Class)
+	e.RetryAfter = sdk.RetryAfter(h, now)
 	return e
 }
 
@@ -106,46 +91,8 @@ func classOf(status int, inBand bool, typ, msg, code string) sdk.Class {
 	case "invalid_request_error", "not_found_error":
 		return sdk.ClassPermanent
 	}
-	switch {
-	case status == http.StatusUnauthorized, status == http.StatusForbidden:
-		return sdk.ClassAuthRequired
-	case inBand, // an unknown error type after a 200: the server failed, not the request
-		status == http.StatusRequestTimeout,
-		status == http.StatusConflict,
-		status == http.StatusTooManyRequests,
-		status >= 500: // 529 overloaded included
+	if inBand { // an unknown error type after a 200: the server failed, not the request
 		return sdk.ClassTransient
 	}
-	return sdk.ClassPermanent
-}
-
-// maxRetryAfter bounds a hint before it becomes a Duration (a float beyond
-// int64 nanoseconds has no defined conversion). The host applies its own,
-// much smaller, cap.
-const maxRetryAfter = sdk.MaxRetryAfter
-
-// retryAfter reads the retry hint: retry-after-ms (milliseconds) first, then
-// retry-after (seconds, or an HTTP date). No hint, or a hint in the past, is 0.
-func retryAfter(h http.Header, now time.Time) time.Duration { return sdk.RetryAfter(h, now) }
-
-// readFailure classifies an error from reading the response body.
-func readFailure(ctx context.Context, err error) error {
-	if errors.Is(err, sse.ErrEventTooLarge) {
-		return &sdk.Error{Class: sdk.ClassPermanent, Code: "event_too_large", Message: "anthropic: stream event too large"}
-	}
-	return transportFailure(ctx, err, "anthropic: response stream broke")
-}
-
-// transportFailure classifies a failure below HTTP: the caller's
-// cancellation stays itself, a failure the egress classified (denied,
-// timeout, size limit) passes through, anything else is transient with msg.
-func transportFailure(ctx context.Context, err error, msg string) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	var e *sdk.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return sdk.Transientf("%s", msg)
+	return sdk.StatusClass(status) // 529 overloaded is a 5xx
 }

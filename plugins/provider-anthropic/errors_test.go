@@ -136,14 +136,14 @@ func TestRetryAfter(t *testing.T) {
 		"zero":                 {http.Header{"Retry-After": {"0"}}, 0},
 		"negative":             {http.Header{"Retry-After": {"-5"}}, 0},
 		"garbage":              {http.Header{"Retry-After": {"tomorrow-ish"}}, 0},
-		"infinite capped":      {http.Header{"Retry-After": {"+Inf"}}, maxRetryAfter},
-		"huge capped":          {http.Header{"Retry-After-Ms": {"1e30"}}, maxRetryAfter},
+		"infinite capped":      {http.Header{"Retry-After": {"+Inf"}}, sdk.MaxRetryAfter},
+		"huge capped":          {http.Header{"Retry-After-Ms": {"1e30"}}, sdk.MaxRetryAfter},
 		"nan ignored":          {http.Header{"Retry-After": {"NaN"}}, 0},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tc.want, retryAfter(tc.header, fixedNow)); diff != "" {
+			if diff := cmp.Diff(tc.want, sdk.RetryAfter(tc.header, fixedNow)); diff != "" {
 				t.Errorf("retryAfter (-want +got):\n%s", diff)
 			}
 		})

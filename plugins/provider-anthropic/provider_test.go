@@ -140,7 +140,7 @@ func TestGenerateRequestOnTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := json.Marshal(wr)
+	want, _ := sdk.EncodeJSON(wr) // the body as sent
 	if diff := cmp.Diff(string(want), string(r.Body)); diff != "" {
 		t.Errorf("body (-want +got):\n%s", diff)
 	}

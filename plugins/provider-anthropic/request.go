@@ -277,7 +277,7 @@ func reasoningBlock(p sdk.Reasoning) (wireBlock, bool) {
 }
 
 func toolUseBlock(p sdk.ToolCall) (wireBlock, error) {
-	input, err := toolInput(p.Input)
+	input, err := sdk.ToolInput(p.Input)
 	if err != nil {
 		return wireBlock{}, fmt.Errorf("tool call %q: %w", p.ID, err)
 	}
@@ -303,20 +303,6 @@ func toolResultBlock(p sdk.ToolResult) (wireBlock, error) {
 		}
 	}
 	return b, nil
-}
-
-// toolInput checks that a tool call's input is a JSON object; empty input
-// is the empty object.
-func toolInput(raw json.RawMessage) (json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return json.RawMessage("{}"), nil
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil || raw[0] != '{' {
-		return nil, errors.New("input is not a JSON object")
-	}
-	return buf.Bytes(), nil
 }
 
 func toolChoice(tc sdk.ToolChoice, tools int) (*wireChoice, error) {

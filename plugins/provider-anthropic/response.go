@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 
 	"github.com/axonhq/axon/sdk"
@@ -38,15 +37,7 @@ type wireMessageBody struct {
 func decodeMessage(ctx context.Context, body io.Reader, t *turn) error {
 	var m wireMessageBody
 	if err := json.NewDecoder(body).Decode(&m); err != nil {
-		var syntax *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syntax), errors.As(err, &typ):
-			return sdk.Permanentf("anthropic: response body is not a Messages API message")
-		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-			return sdk.Transientf("anthropic: response body ended early")
-		}
-		return readFailure(ctx, err)
+		return sdk.DecodeError(ctx, "anthropic", "a Messages API message", err)
 	}
 	if m.Type == "error" {
 		return streamError(m.Error)
@@ -69,16 +60,16 @@ func decodeMessage(ctx context.Context, body io.Reader, t *turn) error {
 func contentBlock(ctx context.Context, t *turn, c wireContent) error {
 	switch c.Type {
 	case "text":
-		return t.textDelta(ctx, c.Text)
+		return t.s.Text(ctx, c.Text)
 	case "thinking":
-		if err := t.reasoning(ctx, sdk.Event{Text: c.Thinking}); err != nil {
+		if err := t.s.Reasoning(ctx, sdk.Reasoning{Text: c.Thinking}); err != nil {
 			return err
 		}
-		return t.reasoning(ctx, sdk.Event{Signature: c.Signature})
+		return t.s.Reasoning(ctx, sdk.Reasoning{Signature: c.Signature})
 	case "redacted_thinking":
-		return t.reasoning(ctx, sdk.Event{Redacted: c.Data})
+		return t.s.Reasoning(ctx, sdk.Reasoning{Redacted: c.Data})
 	case "tool_use":
-		return t.toolCall(ctx, t.claimCall(), c.ID, c.Name, c.Input)
+		return t.toolCall(ctx, t.s.ReserveCall(), c.ID, c.Name, c.Input)
 	}
 	return nil
 }

@@ -59,11 +59,11 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 	var ev wireEvent // reused: one allocation per stream, not per event
 	for {
 		raw, err := events.Next()
-		if err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return sdk.Transientf("anthropic: stream ended before message_stop")
-			}
-			return readFailure(ctx, err)
+		switch {
+		case err == io.EOF, err == io.ErrUnexpectedEOF:
+			return sdk.ErrCutStream.Newf("anthropic: stream ended before message_stop")
+		case err != nil:
+			return sdk.ReadError(ctx, "anthropic", err, sse.ErrEventTooLarge)
 		}
 		if bytes.Equal(raw.Type, []byte("ping")) {
 			continue
@@ -102,13 +102,13 @@ func applyEvent(ctx context.Context, t *turn, open map[int]*openBlock, ev *wireE
 		open[ev.Index] = b
 		switch c.Type { // a block may start with content of its own
 		case "tool_use":
-			b.call = t.claimCall()
+			b.call = t.s.ReserveCall()
 		case "text":
-			return false, t.textDelta(ctx, c.Text)
+			return false, t.s.Text(ctx, c.Text)
 		case "thinking":
-			return false, t.reasoning(ctx, sdk.Event{Text: c.Thinking})
+			return false, t.s.Reasoning(ctx, sdk.Reasoning{Text: c.Thinking})
 		case "redacted_thinking":
-			return false, t.reasoning(ctx, sdk.Event{Redacted: c.Data})
+			return false, t.s.Reasoning(ctx, sdk.Reasoning{Redacted: c.Data})
 		}
 		return false, nil
 	case "content_block_delta":
@@ -131,7 +131,7 @@ func applyEvent(ctx context.Context, t *turn, open map[int]*openBlock, ev *wireE
 		if ev.Delta.StopReason != "" {
 			t.stop = ev.Delta.StopReason
 		}
-		t.usage.merge(ev.Usage)
+		t.usage(ev.Usage)
 		return false, nil
 	case "message_stop":
 		if err := t.requireStarted(); err != nil {
@@ -152,12 +152,12 @@ func applyEvent(ctx context.Context, t *turn, open map[int]*openBlock, ev *wireE
 func applyDelta(ctx context.Context, t *turn, b *openBlock, d *wireDelta) error {
 	switch d.Type {
 	case "text_delta":
-		return t.textDelta(ctx, d.Text)
+		return t.s.Text(ctx, d.Text)
 	case "thinking_delta":
-		return t.reasoning(ctx, sdk.Event{Text: d.Thinking})
+		return t.s.Reasoning(ctx, sdk.Reasoning{Text: d.Thinking})
 	case "signature_delta":
 		b.signature = "" // superseded by the streamed one
-		return t.reasoning(ctx, sdk.Event{Signature: d.Signature})
+		return t.s.Reasoning(ctx, sdk.Reasoning{Signature: d.Signature})
 	case "input_json_delta":
 		b.input = append(b.input, d.PartialJSON...)
 		b.partial = true
@@ -174,7 +174,7 @@ func closeBlock(ctx context.Context, t *turn, b *openBlock) error {
 		}
 		return t.toolCall(ctx, b.call, b.id, b.name, input)
 	case "thinking":
-		return t.reasoning(ctx, sdk.Event{Signature: b.signature})
+		return t.s.Reasoning(ctx, sdk.Reasoning{Signature: b.signature})
 	}
 	return nil
 }

@@ -9,18 +9,18 @@ import (
 
 // turn turns what the upstream said about one assistant reply into sdk
 // events and decides how the reply ends. The streaming and non-streaming
-// decoders both drive it, so both end a turn by the same rules.
+// decoders both drive it, so both end a turn by the same rules; the
+// sdk.Stream under it keeps the rules every stream follows.
 type turn struct {
-	out     sdk.Sink
-	started bool
-	text    bool // a non-empty text delta was sent
-	tools   int  // tool_use blocks seen; the next call's Index
-	usage   wireUsage
-	stop    string // stop_reason as reported
+	s    *sdk.Stream
+	stop string // stop_reason as reported
 }
 
+func newTurn(out sdk.Sink) *turn { return &turn{s: sdk.NewStream(out, "")} }
+
 // wireUsage is the usage object of message_start, message_delta and a
-// non-streaming message. Nil fields were not reported.
+// non-streaming message. Nil fields were not reported; message_delta
+// counts are cumulative, so the latest report of each wins.
 type wireUsage struct {
 	InputTokens              *int64 `json:"input_tokens"`
 	OutputTokens             *int64 `json:"output_tokens"`
@@ -28,106 +28,51 @@ type wireUsage struct {
 	CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens"`
 }
 
-// merge takes every field u reports. message_delta counts are cumulative,
-// so the latest report wins. Values are copied: u may be reused by its
-// decoder.
-func (w *wireUsage) merge(u *wireUsage) {
-	if u == nil {
-		return
+// usage reports u: its counts are disjoint already, as sdk.Usage wants.
+func (t *turn) usage(u *wireUsage) {
+	if u != nil {
+		t.s.Usage(&sdk.Usage{
+			InputTokens:      u.InputTokens,
+			OutputTokens:     u.OutputTokens,
+			CacheReadTokens:  u.CacheReadInputTokens,
+			CacheWriteTokens: u.CacheCreationInputTokens,
+		})
 	}
-	take := func(dst **int64, src *int64) {
-		if src != nil {
-			*dst = sdk.Tokens(*src)
-		}
-	}
-	take(&w.InputTokens, u.InputTokens)
-	take(&w.OutputTokens, u.OutputTokens)
-	take(&w.CacheReadInputTokens, u.CacheReadInputTokens)
-	take(&w.CacheCreationInputTokens, u.CacheCreationInputTokens)
 }
 
 func (t *turn) start(ctx context.Context, model string, u *wireUsage) error {
-	if t.started {
+	if t.s.Started() {
 		return sdk.Permanentf("anthropic: protocol error: second message_start")
 	}
-	t.started = true
-	t.usage.merge(u)
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventStart, Model: model})
+	t.usage(u)
+	return t.s.Start(ctx, model)
 }
 
 // requireStarted guards content that arrives before message_start.
 func (t *turn) requireStarted() error {
-	if !t.started {
+	if !t.s.Started() {
 		return sdk.Permanentf("anthropic: protocol error: content before message_start")
 	}
 	return nil
 }
 
-func (t *turn) textDelta(ctx context.Context, s string) error {
-	if s == "" {
-		return nil
-	}
-	t.text = true
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventTextDelta, Text: s})
-}
-
-func (t *turn) reasoning(ctx context.Context, ev sdk.Event) error {
-	if ev.Text == "" && ev.Signature == "" && ev.Redacted == "" {
-		return nil
-	}
-	ev.Type = sdk.EventReasoningDelta
-	return t.out.Send(ctx, ev)
-}
-
-// claimCall numbers the next tool_use block: 0, 1, 2 in the order the
-// blocks start, whatever their content block index, so the Index of a call
-// is stable however its events interleave.
-func (t *turn) claimCall() int {
-	n := t.tools
-	t.tools++
-	return n
-}
-
-// toolCall sends one complete call, numbered by claimCall.
+// toolCall sends one complete call, numbered by ReserveCall when its block
+// started, so the Index of a call is stable however its events interleave.
 func (t *turn) toolCall(ctx context.Context, index int, id, name string, input json.RawMessage) error {
-	in, err := toolInput(input)
+	in, err := sdk.ToolInput(input)
 	if err != nil {
 		return sdk.Permanentf("anthropic: malformed tool input JSON from the model for %q", name)
 	}
-	return t.out.Send(ctx, sdk.Event{
-		Type:     sdk.EventToolCall,
-		ToolCall: &sdk.ToolCall{ID: id, Name: name, Input: in},
-		Index:    index,
-	})
+	return t.s.ToolCallAt(ctx, index, sdk.ToolCall{ID: id, Name: name, Input: in})
 }
 
-// finish ends a complete reply: usage when any was reported, then exactly
-// one finish event. A reply with neither text nor a tool call is a failure.
+// finish ends a complete reply. A refusal with nothing said is a content
+// filter verdict; any other empty reply fails in Finish.
 func (t *turn) finish(ctx context.Context) error {
-	if !t.text && t.tools == 0 {
-		if t.stop == "refusal" {
-			return sdk.Errorf(sdk.ClassContentFilter, "anthropic: the model refused (stop_reason refusal)")
-		}
-		return sdk.Permanentf("provider returned no text")
+	if !t.s.HasContent() && t.stop == "refusal" {
+		return sdk.Errorf(sdk.ClassContentFilter, "anthropic: the model refused (stop_reason refusal)")
 	}
-	if u := t.usage.canonical(); u != nil {
-		if err := t.out.Send(ctx, sdk.Event{Type: sdk.EventUsage, Usage: u}); err != nil {
-			return err
-		}
-	}
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventFinish, Finish: t.finishReason()})
-}
-
-func (w wireUsage) canonical() *sdk.Usage {
-	if w.InputTokens == nil && w.OutputTokens == nil && w.CacheReadInputTokens == nil && w.CacheCreationInputTokens == nil {
-		return nil
-	}
-	return &sdk.Usage{
-		InputTokens:      w.InputTokens,
-		OutputTokens:     w.OutputTokens,
-		CacheReadTokens:  w.CacheReadInputTokens,
-		CacheWriteTokens: w.CacheCreationInputTokens,
-	}
+	return t.s.Finish(ctx, t.finishReason())
 }
 
 // finishReason maps stop_reason. Reasons this plugin does not know (and a
@@ -143,7 +88,7 @@ func (t *turn) finishReason() sdk.FinishReason {
 	case "refusal":
 		return sdk.FinishContentFilter
 	}
-	if t.tools > 0 {
+	if t.s.ToolCalls() > 0 {
 		return sdk.FinishToolCalls
 	}
 	return sdk.FinishStop

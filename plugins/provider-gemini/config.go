@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/axonhq/axon/sdk"
@@ -22,29 +21,25 @@ type config struct {
 	ThinkingBudget  *int              `json:"thinking_budget"`
 	IncludeThoughts bool              `json:"include_thoughts"`
 	Headers         map[string]string `json:"headers"`
+
+	header http.Header // Headers, checked
 }
 
 // schema declares the attributes above to the host.
 func schema() sdk.Schema {
 	return sdk.Schema{Attributes: []sdk.Attribute{
-		{Name: "base_url", Type: "string", Default: jsonString(defaultBaseURL),
-			Description: "API root; requests go to {base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse."},
-		{Name: "model", Type: "string",
-			Description: "Model used when a request names none, e.g. gemini-2.5-flash."},
-		{Name: "max_tokens", Type: "number", Default: json.RawMessage("0"),
-			Description: "generationConfig.maxOutputTokens sent when a request sets no limit; 0 leaves it to the model."},
+		sdk.BaseURLAttribute(defaultBaseURL,
+			"API root; requests go to {base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse."),
+		sdk.ModelAttribute("gemini-2.5-flash"),
+		sdk.MaxTokensAttribute(0,
+			"generationConfig.maxOutputTokens sent when a request sets no limit; 0 leaves it to the model."),
 		{Name: "thinking_budget", Type: "number",
 			Description: "generationConfig.thinkingConfig.thinkingBudget: 0 turns thinking off, -1 lets the model decide; unset sends none. A request can override it with the thinking_budget option."},
-		{Name: "include_thoughts", Type: "bool", Default: json.RawMessage("false"),
+		{Name: "include_thoughts", Type: "bool", Default: sdk.Default(false),
 			Description: "Ask for thought summaries (thinkingConfig.includeThoughts); they stream as reasoning deltas."},
-		{Name: "headers", Type: "map(string)",
-			Description: "Extra request headers. Credential headers are refused: the host injects the credential."},
+		sdk.HeadersAttribute(""),
 	}}
 }
-
-// credentialHeaders may not be set through the headers attribute:
-// credentials are never plugin configuration.
-var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Goog-Api-Key", "X-Api-Key", "Api-Key"}
 
 // parseConfig decodes and validates the plugin-owned values.
 func parseConfig(cfg sdk.Config) (config, error) {
@@ -52,14 +47,10 @@ func parseConfig(cfg sdk.Config) (config, error) {
 	if err := cfg.Decode(&c); err != nil {
 		return config{}, err
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return config{}, sdk.Permanentf("base_url %q: want an absolute http or https URL", c.BaseURL)
+	var err error
+	if c.BaseURL, err = sdk.ParseBaseURL(c.BaseURL); err != nil {
+		return config{}, err
 	}
-	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return config{}, sdk.Permanentf("base_url %q: must not carry a query, fragment or user info (the host injects the key)", c.BaseURL)
-	}
-	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	if strings.HasSuffix(c.BaseURL, "/v1beta") || strings.HasSuffix(c.BaseURL, "/v1") {
 		return config{}, sdk.Permanentf("base_url %q: leave out the API version; the plugin adds /v1beta", c.BaseURL)
 	}
@@ -69,12 +60,8 @@ func parseConfig(cfg sdk.Config) (config, error) {
 	if c.ThinkingBudget != nil && *c.ThinkingBudget < -1 {
 		return config{}, sdk.Permanentf("thinking_budget must be -1 (dynamic), 0 (off) or positive, got %d", *c.ThinkingBudget)
 	}
-	for name := range c.Headers {
-		for _, h := range credentialHeaders {
-			if http.CanonicalHeaderKey(name) == h {
-				return config{}, sdk.Permanentf("headers: %q may not be set here: the host injects the credential", name)
-			}
-		}
+	if c.header, err = sdk.ExtraHeaders(c.Headers); err != nil {
+		return config{}, err
 	}
 	return c, nil
 }
@@ -104,9 +91,4 @@ func parseOptions(raw map[string]json.RawMessage) (options, error) {
 		o.IncludeThoughts = &b
 	}
 	return o, nil
-}
-
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -12,7 +10,6 @@ import (
 	"time"
 
 	"github.com/axonhq/axon/sdk"
-	"github.com/axonhq/axon/sdk/sse"
 )
 
 // wireErrorBody is Google's error object:
@@ -33,12 +30,6 @@ type wireErrorBody struct {
 		} `json:"violations"` // QuotaFailure
 	} `json:"details"`
 }
-
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
-
-// maxRetryAfter bounds a hint; the host applies its own, smaller, cap.
-const maxRetryAfter = sdk.MaxRetryAfter
 
 // parseErrorBody reads the error object from b: {"error":{...}}, or the
 // same wrapped in a JSON array [{"error":{...}}] (Google sends both). It
@@ -126,20 +117,12 @@ func classify(status int, we *wireErrorBody) sdk.Class {
 		return sdk.ClassTransient
 	}
 	switch {
-	case status == http.StatusUnauthorized, status == http.StatusForbidden:
-		return sdk.ClassAuthRequired
-	case status == http.StatusPaymentRequired:
-		return sdk.ClassQuotaExhausted
-	case status == http.StatusRequestEntityTooLarge:
-		return sdk.ClassContextOverflow
 	case status == http.StatusBadRequest && tokenOverflow(we.Message):
 		return sdk.ClassContextOverflow
-	case status == 0, // in band without a code: the server failed mid-reply
-		status == http.StatusRequestTimeout, status == http.StatusConflict,
-		status == http.StatusTooManyRequests, status >= 500:
+	case status == 0: // in band without a code: the server failed mid-reply
 		return sdk.ClassTransient
 	}
-	return sdk.ClassPermanent
+	return sdk.StatusClass(status)
 }
 
 // quotaCap reports a RESOURCE_EXHAUSTED that waiting seconds cannot clear:
@@ -171,7 +154,7 @@ func retryAfter(h http.Header, we *wireErrorBody, now time.Time) time.Duration {
 	if we != nil {
 		for _, d := range we.Details {
 			if v, err := time.ParseDuration(d.RetryDelay); err == nil && v > 0 {
-				return min(v, maxRetryAfter)
+				return min(v, sdk.MaxRetryAfter) // the host applies its own, smaller, cap
 			}
 		}
 	}
@@ -188,26 +171,4 @@ func label(we *wireErrorBody) string {
 		return " " + l
 	}
 	return ""
-}
-
-// transportFailure classifies a failure below HTTP: the caller's
-// cancellation stays itself, a failure the egress classified (denied,
-// timeout, size limit) passes through, anything else is transient with msg.
-func transportFailure(ctx context.Context, err error, msg string) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	var e *sdk.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return sdk.Transientf("%s", msg)
-}
-
-// readFailure classifies an error from reading the response body.
-func readFailure(ctx context.Context, err error) error {
-	if errors.Is(err, sse.ErrEventTooLarge) {
-		return &sdk.Error{Class: sdk.ClassPermanent, Code: "event_too_large", Message: "gemini: stream event too large"}
-	}
-	return transportFailure(ctx, err, "gemini: response stream broke")
 }

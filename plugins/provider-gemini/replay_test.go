@@ -77,7 +77,7 @@ func replayTurn(t *testing.T, out sdk.Sink) *turn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := marshal(wr)
+	body, err := sdk.EncodeJSON(wr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestReplaySplitReads(t *testing.T) {
 			t.Run(f.Name+"/"+variant, func(t *testing.T) {
 				t.Parallel()
 				sdktest.ReplayGolden(t, golden("replay/"+f.Name), false, func(out sdk.Sink) error {
-					r := bufio.NewReaderSize(body, readBufferSize)
+					r := bufio.NewReader(body)
 					if isSSE(f) {
 						return decodeStream(context.Background(), r, replayTurn(t, out))
 					}

@@ -341,7 +341,7 @@ func parameters(s sdk.ToolSpec) (json.RawMessage, error) {
 		return raw, nil
 	}
 	delete(obj, "$schema")
-	b, err := marshal(obj)
+	b, err := sdk.EncodeJSON(obj)
 	if err != nil {
 		return nil, sdk.Permanentf("gemini: tool %q: %v", s.Name, err)
 	}
@@ -401,16 +401,4 @@ func generationConfig(req *sdk.Request, cfg config, opts options) *wireGenConfig
 		return nil
 	}
 	return g
-}
-
-// marshal encodes v without HTML escaping: prompts are not HTML, and "<"
-// stays one byte instead of six.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }

@@ -176,7 +176,7 @@ func TestBuildRequest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("buildRequest: %v", err)
 			}
-			body, err := marshal(wr)
+			body, err := sdk.EncodeJSON(wr)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"mime"
 
 	"github.com/axonhq/axon/sdk"
 	"github.com/axonhq/axon/sdk/sse"
@@ -26,9 +24,9 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 		case err == io.EOF:
 			return t.end(ctx)
 		case err == io.ErrUnexpectedEOF:
-			return &sdk.Error{Class: sdk.ClassTransient, Code: "cut_stream", Message: "gemini: stream cut inside an event"}
+			return sdk.ErrCutStream.Newf("gemini: stream cut inside an event")
 		case err != nil:
-			return readFailure(ctx, err)
+			return sdk.ReadError(ctx, "gemini", err, sse.ErrEventTooLarge)
 		}
 		chunk = wireResponse{}
 		if err := json.Unmarshal(raw.Data, &chunk); err != nil {
@@ -73,36 +71,9 @@ func decodeJSON(ctx context.Context, body *bufio.Reader, t *turn) error {
 	return t.end(ctx)
 }
 
-// jsonFailure classifies a JSON decoding error: a body that ended early was
-// cut (transient), one that is not the format is permanent.
+// jsonFailure classifies a JSON decoding error.
 func jsonFailure(ctx context.Context, err error) error {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return &sdk.Error{Class: sdk.ClassTransient, Code: "cut_stream", Message: "gemini: response body ended early"}
-	case errors.As(err, &syntax), errors.As(err, &typ):
-		return sdk.Permanentf("gemini: response body is not a generateContent response")
-	}
-	return readFailure(ctx, err)
-}
-
-// isJSON says whether a 200 reply is JSON rather than an event stream: by
-// its content type, or, when the server names none, by its first byte.
-func isJSON(contentType string, r *bufio.Reader) bool {
-	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
-		switch mt {
-		case "text/event-stream":
-			return false
-		case "application/json":
-			return true
-		}
-	}
-	switch firstByte(r) {
-	case '{', '[':
-		return true
-	}
-	return false
+	return sdk.DecodeError(ctx, "gemini", "a generateContent response", err)
 }
 
 // firstByte peeks at the first byte of r that is not white space; 0 when

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"strconv"
 
 	"github.com/axonhq/axon/sdk"
@@ -11,21 +9,20 @@ import (
 
 // turn turns the GenerateContentResponse chunks of one reply into sdk
 // events and decides how the reply ends. The SSE, JSON-array and single
-// JSON decoders all drive it, so all end a turn by the same rules.
+// JSON decoders all drive it, so all end a turn by the same rules; the
+// sdk.Stream under it keeps the rules every stream follows.
 type turn struct {
-	out        sdk.Sink
-	model      string // the requested model, for a reply without modelVersion
+	s          *sdk.Stream
 	seed       string // call id seed when the reply has no responseId
-	started    bool
-	text       bool // a non-empty text delta was sent
-	calls      int  // function calls sent; the next call's Index
 	responseID string
 	usage      wireUsage
 	finish     enumValue // finishReason as reported
 }
 
+// newTurn starts a turn; model is the requested one, for a reply without
+// modelVersion.
 func newTurn(out sdk.Sink, model, seed string) *turn {
-	return &turn{out: out, model: model, seed: seed}
+	return &turn{s: sdk.NewStream(out, model), seed: seed}
 }
 
 // chunk applies one response chunk. Gemini sends every chunk whole: text
@@ -35,18 +32,11 @@ func (t *turn) chunk(ctx context.Context, r *wireResponse) error {
 	if r.Error != nil {
 		return streamError(r.Error)
 	}
-	if !t.started {
-		t.started = true
-		model := r.ModelVersion
-		if model == "" {
-			model = t.model
-		}
-		if err := t.out.Send(ctx, sdk.Event{Type: sdk.EventStart, Model: model}); err != nil {
-			return err
-		}
+	if err := t.s.Start(ctx, r.ModelVersion); err != nil {
+		return err
 	}
-	if t.responseID == "" && safeIdent(r.ResponseID) {
-		t.responseID = r.ResponseID
+	if t.responseID == "" {
+		t.responseID = sdk.SafeID(r.ResponseID)
 	}
 	t.usage.take(r.UsageMetadata)
 	if pf := r.PromptFeedback; pf != nil && pf.BlockReason != "" {
@@ -75,34 +65,26 @@ func (t *turn) chunk(ctx context.Context, r *wireResponse) error {
 // Parts with no canonical form (code execution, generated media) are
 // skipped.
 func (t *turn) part(ctx context.Context, p *wirePart) error {
-	sig := sdk.Event{Type: sdk.EventReasoningDelta, Signature: p.ThoughtSignature}
+	sig := sdk.Reasoning{Signature: p.ThoughtSignature}
 	switch {
 	case p.FunctionCall != nil:
-		if err := t.send(ctx, sig); err != nil {
+		if err := t.s.Reasoning(ctx, sig); err != nil {
 			return err
 		}
 		return t.toolCall(ctx, p.FunctionCall)
 	case p.Text != nil:
-		ev := sdk.Event{Type: sdk.EventTextDelta, Text: *p.Text}
+		var err error
 		if p.Thought {
-			ev.Type = sdk.EventReasoningDelta
-		} else if ev.Text != "" {
-			t.text = true
+			err = t.s.Reasoning(ctx, sdk.Reasoning{Text: *p.Text})
+		} else {
+			err = t.s.Text(ctx, *p.Text)
 		}
-		if err := t.send(ctx, ev); err != nil {
+		if err != nil {
 			return err
 		}
-		return t.send(ctx, sig)
+		return t.s.Reasoning(ctx, sig)
 	}
 	return nil
-}
-
-// send drops events that carry nothing.
-func (t *turn) send(ctx context.Context, ev sdk.Event) error {
-	if ev.Text == "" && ev.Signature == "" {
-		return nil
-	}
-	return t.out.Send(ctx, ev)
 }
 
 // toolCall sends one complete call. Gemini 3 names its calls; earlier
@@ -112,28 +94,20 @@ func (t *turn) toolCall(ctx context.Context, fc *wireFunctionCall) error {
 	if fc.Name == "" {
 		return sdk.Permanentf("gemini: function call without a name")
 	}
-	args := bytes.TrimSpace(fc.Args)
-	switch {
-	case len(args) == 0 || bytes.Equal(args, []byte("null")):
-		args = json.RawMessage(`{}`)
-	case args[0] != '{' || !json.Valid(args):
-		return &sdk.Error{Class: sdk.ClassPermanent, Code: "malformed_tool_call", Message: "gemini: function call args from the model are not a JSON object"}
+	args, err := sdk.ToolInput(fc.Args)
+	if err != nil {
+		return sdk.ErrMalformedToolCall.Newf("gemini: function call args from the model are not a JSON object")
 	}
+	index := t.s.ReserveCall()
 	id := fc.ID
 	if id == "" {
 		seed := t.responseID
 		if seed == "" {
 			seed = t.seed
 		}
-		id = "call_" + seed + "_" + strconv.Itoa(t.calls)
+		id = "call_" + seed + "_" + strconv.Itoa(index)
 	}
-	ev := sdk.Event{
-		Type:     sdk.EventToolCall,
-		ToolCall: &sdk.ToolCall{ID: id, Name: fc.Name, Input: append(json.RawMessage(nil), args...)},
-		Index:    t.calls,
-	}
-	t.calls++
-	return t.out.Send(ctx, ev)
+	return t.s.ToolCallAt(ctx, index, sdk.ToolCall{ID: id, Name: fc.Name, Input: args})
 }
 
 // end closes a reply whose body ended: usage when any was reported, then
@@ -141,25 +115,18 @@ func (t *turn) toolCall(ctx context.Context, fc *wireFunctionCall) error {
 // neither text nor a call failed.
 func (t *turn) end(ctx context.Context) error {
 	if t.finish == "" {
-		return &sdk.Error{Class: sdk.ClassTransient, Code: "cut_stream", Message: "gemini: stream ended before a finishReason"}
+		return sdk.ErrCutStream.Newf("gemini: stream ended before a finishReason")
 	}
-	reason := finishReason(t.finish, t.calls > 0)
+	reason := finishReason(t.finish, t.s.ToolCalls() > 0)
 	switch t.finish {
 	case "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS":
-		return &sdk.Error{Class: sdk.ClassPermanent, Code: "malformed_tool_call", Message: "gemini: the model's function call was refused (" + reasonLabel(t.finish) + ")"}
+		return sdk.ErrMalformedToolCall.Newf("gemini: the model's function call was refused (%s)", reasonLabel(t.finish))
 	}
-	if !t.text && t.calls == 0 {
-		if reason == sdk.FinishContentFilter {
-			return sdk.Errorf(sdk.ClassContentFilter, "gemini: reply blocked (finishReason %s)", reasonLabel(t.finish))
-		}
-		return sdk.Permanentf("provider returned no text")
+	if !t.s.HasContent() && reason == sdk.FinishContentFilter {
+		return sdk.Errorf(sdk.ClassContentFilter, "gemini: reply blocked (finishReason %s)", reasonLabel(t.finish))
 	}
-	if u := t.usage.canonical(); u != nil {
-		if err := t.out.Send(ctx, sdk.Event{Type: sdk.EventUsage, Usage: u}); err != nil {
-			return err
-		}
-	}
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventFinish, Finish: reason})
+	t.s.Usage(t.usage.canonical())
+	return t.s.Finish(ctx, reason)
 }
 
 // finishReason maps Gemini's finishReason (by name, or by number for the
@@ -185,20 +152,6 @@ func reasonLabel(r enumValue) string {
 		return l
 	}
 	return "unknown"
-}
-
-// safeIdent reports whether a response id is a short identifier, fit to
-// seed the ids of the tool calls it carries.
-func safeIdent(s string) bool {
-	if s == "" || len(s) > 48 {
-		return false
-	}
-	for _, r := range s {
-		if !(r == '_' || r == '-' || r == '.' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
-			return false
-		}
-	}
-	return true
 }
 
 // take keeps the latest reported value of each field. Values are copied:

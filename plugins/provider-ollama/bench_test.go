@@ -60,6 +60,6 @@ func BenchmarkLineReader(b *testing.B) {
 func BenchmarkDecodeStream(b *testing.B) {
 	discard := sdk.SinkFunc(func(context.Context, sdk.Event) error { return nil })
 	sdktest.BenchDecode(b, benchBodies(b), "line", func(r io.Reader) error {
-		return decodeStream(context.Background(), r, &turn{out: discard})
+		return decodeStream(context.Background(), r, newTurn(discard))
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -38,31 +37,26 @@ type settings struct {
 	think     json.RawMessage            // nil: the model's default
 	keepAlive json.RawMessage            // nil: the server's default
 	options   map[string]json.RawMessage // runtime options: numbers and booleans
-	headers   map[string]string
+	header    http.Header                // the headers attribute, checked
 }
 
 // schema declares the attributes of config to the host.
 func schema() sdk.Schema {
 	return sdk.Schema{Attributes: []sdk.Attribute{
-		{Name: "base_url", Type: "string", Default: jsonString(defaultBaseURL),
-			Description: "Ollama server root (no /v1); requests go to {base_url}/api/chat."},
-		{Name: "model", Type: "string",
-			Description: "Model used when a request names none, e.g. qwen3:4b."},
-		{Name: "max_tokens", Type: "number", Default: json.RawMessage("0"),
-			Description: "options.num_predict when a request sets no limit; 0 leaves it to the model."},
+		sdk.BaseURLAttribute(defaultBaseURL,
+			"Ollama server root (no /v1); requests go to {base_url}/api/chat."),
+		sdk.ModelAttribute("qwen3:4b"),
+		sdk.MaxTokensAttribute(0,
+			"options.num_predict when a request sets no limit; 0 leaves it to the model."),
 		{Name: "think", Type: "string",
 			Description: "think: true or false, or a level (low, medium, high) for models that take one (gpt-oss). Unset: the model's default."},
 		{Name: "keep_alive", Type: "string",
 			Description: "How long the model stays loaded after a request: a duration (\"10m\", \"1h\") or seconds (\"0\" unloads at once, \"-1\" keeps it loaded)."},
 		{Name: "options", Type: "map(string)",
 			Description: "Runtime options sent as options, each value a number or true/false, e.g. { num_ctx = 8192, top_k = 20 }. num_predict and stop have their own knobs."},
-		{Name: "headers", Type: "map(string)",
-			Description: "Extra request headers. Credential headers are refused: the host injects the credential."},
+		sdk.HeadersAttribute(""),
 	}}
 }
-
-// reservedHeaders carry credentials, which are never plugin configuration.
-var reservedHeaders = []string{"Authorization", "X-Api-Key", "Api-Key"}
 
 // parseConfig decodes and validates the plugin-owned values.
 func parseConfig(cfg sdk.Config) (settings, error) {
@@ -70,7 +64,7 @@ func parseConfig(cfg sdk.Config) (settings, error) {
 	if err := cfg.Decode(&c); err != nil {
 		return settings{}, err
 	}
-	s := settings{model: c.Model, maxTokens: c.MaxTokens, headers: c.Headers}
+	s := settings{model: c.Model, maxTokens: c.MaxTokens}
 	var err error
 	if s.baseURL, err = parseBaseURL(c.BaseURL); err != nil {
 		return settings{}, err
@@ -92,25 +86,17 @@ func parseConfig(cfg sdk.Config) (settings, error) {
 		}
 		s.options[k] = raw
 	}
-	for name := range c.Headers {
-		for _, r := range reservedHeaders {
-			if http.CanonicalHeaderKey(name) == r {
-				return settings{}, sdk.Permanentf("headers: %q may not be set here", name)
-			}
-		}
+	if s.header, err = sdk.ExtraHeaders(c.Headers); err != nil {
+		return settings{}, err
 	}
 	return s, nil
 }
 
 func parseBaseURL(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", sdk.Permanentf("base_url %q: want an absolute http or https URL", raw)
+	trimmed, err := sdk.ParseBaseURL(raw)
+	if err != nil {
+		return "", err
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return "", sdk.Permanentf("base_url %q: must not carry a query or fragment", raw)
-	}
-	trimmed := strings.TrimRight(raw, "/")
 	if strings.HasSuffix(trimmed, "/v1") {
 		// The most likely mistake: the ollama preset's URL, which is the
 		// OpenAI-compatible root. /v1/api/chat would answer 404.

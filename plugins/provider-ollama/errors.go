@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,9 +9,6 @@ import (
 
 	"github.com/axonhq/axon/sdk"
 )
-
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
 
 // errorText returns the text of an Ollama error body, {"error":"..."}. The
 // API has no error type or code, so this text is all there is to classify
@@ -37,7 +32,7 @@ func errorText(body []byte) string {
 // its error text and its retry header.
 func httpError(status int, h http.Header, body []byte, now time.Time) *sdk.Error {
 	e := classify(status, false, errorText(body))
-	e.RetryAfter = retryAfter(h, now)
+	e.RetryAfter = sdk.RetryAfter(h, now) // from a proxy or ollama.com; a local server sends none
 	return e
 }
 
@@ -90,8 +85,12 @@ func classify(status int, inBand bool, text string) *sdk.Error {
 			break
 		}
 	}
-	if c.class == "" {
-		c.class = classOfStatus(status, inBand)
+	switch {
+	case c.class != "":
+	case inBand: // the server failed after it accepted the request
+		c.class = sdk.ClassTransient
+	default: // 404 model not found and 400 are permanent; 401, 402 only from remote servers
+		c.class = sdk.StatusClass(status)
 	}
 	e := &sdk.Error{Class: c.class, Status: status}
 	if inBand {
@@ -100,44 +99,4 @@ func classify(status int, inBand bool, text string) *sdk.Error {
 		e.Message = fmt.Sprintf("ollama %s (HTTP %d)", c.label, status)
 	}
 	return e
-}
-
-func classOfStatus(status int, inBand bool) sdk.Class {
-	switch {
-	case status == http.StatusRequestEntityTooLarge:
-		return sdk.ClassContextOverflow
-	case status == http.StatusUnauthorized, status == http.StatusForbidden:
-		return sdk.ClassAuthRequired // remote or cloud servers only
-	case status == http.StatusPaymentRequired:
-		return sdk.ClassQuotaExhausted // ollama.com only
-	case inBand, // the server failed after it accepted the request
-		status == http.StatusRequestTimeout,
-		status == http.StatusConflict,
-		status == http.StatusTooManyRequests,
-		status >= 500:
-		return sdk.ClassTransient
-	}
-	return sdk.ClassPermanent // 400, 404 model not found, other 4xx, a redirect
-}
-
-// maxRetryAfter bounds a hint before it becomes a Duration. The host
-// applies its own, much smaller, cap.
-const maxRetryAfter = sdk.MaxRetryAfter
-
-// retryAfter reads Retry-After (seconds, or an HTTP date), which a proxy or
-// ollama.com may send; a local server never does. No hint is 0.
-func retryAfter(h http.Header, now time.Time) time.Duration { return sdk.RetryAfter(h, now) }
-
-// transportFailure classifies a failure below HTTP: the caller's
-// cancellation stays itself, a failure the egress classified (denied,
-// timeout, size limit) passes through, anything else is transient with msg.
-func transportFailure(ctx context.Context, err error, msg string) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	var e *sdk.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return sdk.Transientf("%s", msg)
 }

@@ -104,7 +104,7 @@ func TestRetryAfter(t *testing.T) {
 		"fraction":       {"1.5", 1500 * time.Millisecond},
 		"zero":           {"0", 0},
 		"negative":       {"-3", 0},
-		"huge":           {"1e300", maxRetryAfter},
+		"huge":           {"1e300", sdk.MaxRetryAfter},
 		"http date":      {"Sun, 05 Apr 2026 14:29:25 GMT", 30 * time.Second},
 		"http date past": {"Sun, 05 Apr 2026 14:00:00 GMT", 0},
 		"garbage":        {"soon", 0},
@@ -116,8 +116,8 @@ func TestRetryAfter(t *testing.T) {
 			if tc.value != "" {
 				h.Set("Retry-After", tc.value)
 			}
-			if got := retryAfter(h, now); got != tc.want {
-				t.Errorf("retryAfter(%q) = %v, want %v", tc.value, got, tc.want)
+			if got := sdk.RetryAfter(h, now); got != tc.want {
+				t.Errorf("sdk.RetryAfter(%q) = %v, want %v", tc.value, got, tc.want)
 			}
 		})
 	}

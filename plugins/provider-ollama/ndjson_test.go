@@ -87,7 +87,7 @@ func TestDecodeStreamReadFailure(t *testing.T) {
 		iotest.ErrReader(errors.New("read tcp 10.0.0.7:11434: connection reset by peer")),
 	)
 	var rec sdktest.Recorder
-	err := decodeStream(context.Background(), body, &turn{out: &rec})
+	err := decodeStream(context.Background(), body, newTurn(&rec))
 	if sdk.ClassOf(err) != sdk.ClassTransient || strings.Contains(err.Error(), "10.0.0.7") {
 		t.Errorf("error %v, want transient without the transport's text", err)
 	}

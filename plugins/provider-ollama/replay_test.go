@@ -86,7 +86,7 @@ func TestReplaySplitReads(t *testing.T) {
 			t.Run(f.Name+"/"+variant, func(t *testing.T) {
 				t.Parallel()
 				sdktest.ReplayGolden(t, golden("replay/"+f.Name), false, func(out sdk.Sink) error {
-					return decodeStream(context.Background(), body, &turn{out: out})
+					return decodeStream(context.Background(), body, newTurn(out))
 				})
 			})
 		}

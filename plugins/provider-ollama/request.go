@@ -171,7 +171,7 @@ func messages(m sdk.Message, names map[string]string) ([]wireMessage, error) {
 			if role != "assistant" {
 				return nil, errors.New("a tool call may only appear in an assistant message")
 			}
-			args, err := toolArguments(p.Input)
+			args, err := sdk.ToolInput(p.Input)
 			if err != nil {
 				return nil, fmt.Errorf("tool call %q: %w", p.ID, err)
 			}
@@ -239,20 +239,6 @@ func image(p sdk.Image) (string, error) {
 		return "", errors.New("an image needs data")
 	}
 	return base64.StdEncoding.EncodeToString(p.Data), nil
-}
-
-// toolArguments checks that a tool call's input is a JSON object, which is
-// how Ollama takes arguments back; empty input is the empty object.
-func toolArguments(raw json.RawMessage) (json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return json.RawMessage("{}"), nil
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil || raw[0] != '{' {
-		return nil, errors.New("input is not a JSON object")
-	}
-	return buf.Bytes(), nil
 }
 
 // tools translates the tool specs under the tool choice. The API has no

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 
 	"github.com/axonhq/axon/sdk"
@@ -33,12 +32,9 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 		line, err := lines.Next()
 		if err != nil {
 			if err == io.EOF {
-				return sdk.Transientf("ollama: stream ended before done")
+				return sdk.ErrCutStream.Newf("ollama: stream ended before done")
 			}
-			if errors.Is(err, errLineTooLong) {
-				return sdk.Permanentf("ollama: stream line longer than %d bytes", maxLine)
-			}
-			return transportFailure(ctx, err, "ollama: response stream broke")
+			return sdk.ReadError(ctx, "ollama", err, errLineTooLong)
 		}
 		c = wireChunk{}
 		if err := json.Unmarshal(line, &c); err != nil {
@@ -56,15 +52,7 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 func decodeReply(ctx context.Context, body io.Reader, t *turn) error {
 	var c wireChunk
 	if err := json.NewDecoder(body).Decode(&c); err != nil {
-		var syntax *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syntax), errors.As(err, &typ):
-			return sdk.Permanentf("ollama: response body is not an /api/chat reply")
-		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-			return sdk.Transientf("ollama: response body ended early")
-		}
-		return transportFailure(ctx, err, "ollama: response body broke")
+		return sdk.DecodeError(ctx, "ollama", "an /api/chat reply", err)
 	}
 	done, err := apply(ctx, t, &c)
 	if err != nil {
@@ -82,14 +70,14 @@ func apply(ctx context.Context, t *turn, c *wireChunk) (done bool, err error) {
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		return false, lineError(c.Error)
 	}
-	if err := t.start(ctx, c.Model); err != nil {
+	if err := t.s.Start(ctx, c.Model); err != nil {
 		return false, err
 	}
 	if m := c.Message; m != nil {
-		if err := t.reasoning(ctx, m.Thinking); err != nil {
+		if err := t.s.Reasoning(ctx, sdk.Reasoning{Text: m.Thinking}); err != nil {
 			return false, err
 		}
-		if err := t.textDelta(ctx, m.Content); err != nil {
+		if err := t.s.Text(ctx, m.Content); err != nil {
 			return false, err
 		}
 		for _, call := range m.ToolCalls {
@@ -101,7 +89,6 @@ func apply(ctx context.Context, t *turn, c *wireChunk) (done bool, err error) {
 	if !c.Done {
 		return false, nil
 	}
-	t.stop = c.DoneReason
-	t.input, t.output = c.PromptEvalCount, c.EvalCount
-	return true, t.finish(ctx)
+	t.s.Usage(&sdk.Usage{InputTokens: c.PromptEvalCount, OutputTokens: c.EvalCount})
+	return true, t.s.Finish(ctx, finishReason(c.DoneReason, t.s.ToolCalls() > 0))
 }

@@ -11,41 +11,15 @@ import (
 )
 
 // turn turns what the upstream said about one assistant reply into sdk
-// events and decides how the reply ends. The streaming and non-streaming
-// decoders both drive it, so both end a turn by the same rules.
+// events. The streaming and non-streaming decoders both drive it, so both
+// end a turn by the same rules; the sdk.Stream under it keeps the rules
+// every stream follows (start once, dense call indices, no empty reply,
+// one finish).
 type turn struct {
-	out     sdk.Sink
-	started bool
-	text    bool   // a non-empty text delta was sent
-	calls   int    // tool calls sent; the next call's Index
-	stop    string // done_reason as reported
-	input   *int64 // prompt_eval_count; nil when not reported
-	output  *int64 // eval_count; nil when not reported
+	s *sdk.Stream
 }
 
-// start sends EventStart once, with the model of the first line.
-func (t *turn) start(ctx context.Context, model string) error {
-	if t.started {
-		return nil
-	}
-	t.started = true
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventStart, Model: model})
-}
-
-func (t *turn) textDelta(ctx context.Context, s string) error {
-	if s == "" {
-		return nil
-	}
-	t.text = true
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventTextDelta, Text: s})
-}
-
-func (t *turn) reasoning(ctx context.Context, s string) error {
-	if s == "" {
-		return nil
-	}
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventReasoningDelta, Text: s})
-}
+func newTurn(out sdk.Sink) *turn { return &turn{s: sdk.NewStream(out, "")} }
 
 // toolCall sends one call. Ollama sends each call complete, on one line;
 // Index numbers calls 0, 1, 2 in the order they arrive. createdAt is the
@@ -59,17 +33,12 @@ func (t *turn) toolCall(ctx context.Context, createdAt string, c wireToolCall) e
 	if err != nil {
 		return sdk.Permanentf("ollama: malformed tool arguments from the model for %q", name)
 	}
-	index := t.calls
-	t.calls++
+	index := t.s.ReserveCall()
 	id := c.ID
 	if id == "" {
 		id = callID(createdAt, index, name, args)
 	}
-	return t.out.Send(ctx, sdk.Event{
-		Type:     sdk.EventToolCall,
-		ToolCall: &sdk.ToolCall{ID: id, Name: name, Input: args},
-		Index:    index,
-	})
+	return t.s.ToolCallAt(ctx, index, sdk.ToolCall{ID: id, Name: name, Input: args})
 }
 
 // callArguments normalises a call's arguments to a compact JSON object.
@@ -77,20 +46,14 @@ func (t *turn) toolCall(ctx context.Context, createdAt string, c wireToolCall) e
 // some model templates) is unwrapped; absent or null is {}.
 func callArguments(raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return json.RawMessage("{}"), nil
-	}
-	if raw[0] == '"' {
+	if len(raw) > 0 && raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
-		raw = bytes.TrimSpace([]byte(s))
-		if len(raw) == 0 {
-			return json.RawMessage("{}"), nil
-		}
+		raw = json.RawMessage(s)
 	}
-	return toolArguments(raw)
+	return sdk.ToolInput(raw)
 }
 
 // callID names a call that came without an id (Ollama before tool call
@@ -106,30 +69,14 @@ func callID(createdAt string, index int, name string, args []byte) string {
 	return fmt.Sprintf("call_%016x", h.Sum64())
 }
 
-// finish ends a complete reply: usage when any count was reported, then
-// exactly one finish event. A reply with neither text nor a tool call is a
-// failure.
-func (t *turn) finish(ctx context.Context) error {
-	if !t.text && t.calls == 0 {
-		return sdk.Permanentf("provider returned no text")
-	}
-	if t.input != nil || t.output != nil {
-		u := &sdk.Usage{InputTokens: t.input, OutputTokens: t.output}
-		if err := t.out.Send(ctx, sdk.Event{Type: sdk.EventUsage, Usage: u}); err != nil {
-			return err
-		}
-	}
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventFinish, Finish: t.finishReason()})
-}
-
 // finishReason maps done_reason. Ollama reports stop when a turn ends in
 // tool calls; reasons this plugin does not know (and a missing one, from
 // servers before done_reason) fall back on what the reply contains.
-func (t *turn) finishReason() sdk.FinishReason {
-	if t.stop == "length" {
+func finishReason(doneReason string, calls bool) sdk.FinishReason {
+	switch {
+	case doneReason == "length":
 		return sdk.FinishLength
-	}
-	if t.calls > 0 {
+	case calls:
 		return sdk.FinishToolCalls
 	}
 	return sdk.FinishStop

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/axonhq/axon/sdk"
 )
@@ -55,35 +53,31 @@ type config struct {
 	ReasoningField  string            `json:"reasoning_field"`
 	IncludeUsage    bool              `json:"include_usage"`
 	API             string            `json:"api"`
+
+	header http.Header // Headers, checked
 }
 
 // schema declares the attributes above to the host.
 func schema() sdk.Schema {
 	return sdk.Schema{Attributes: []sdk.Attribute{
-		{Name: "base_url", Type: "string", Default: jsonString(defaultBaseURL),
-			Description: "API root; requests go to {base_url}/chat/completions ({base_url}/responses with api = responses), e.g. http://127.0.0.1:11434/v1 for Ollama."},
-		{Name: "model", Type: "string",
-			Description: "Model used when a request names none, e.g. gpt-4o-mini."},
-		{Name: "max_tokens", Type: "number", Default: json.RawMessage("0"),
-			Description: "Output token limit sent when a request sets none; 0 leaves it to the server."},
-		{Name: "max_tokens_field", Type: "string", Default: jsonString(defaultMaxTokensField),
+		sdk.BaseURLAttribute(defaultBaseURL,
+			"API root; requests go to {base_url}/chat/completions ({base_url}/responses with api = responses), e.g. http://127.0.0.1:11434/v1 for Ollama."),
+		sdk.ModelAttribute("gpt-4o-mini"),
+		sdk.MaxTokensAttribute(0,
+			"Output token limit sent when a request sets none; 0 leaves it to the server."),
+		{Name: "max_tokens_field", Type: "string", Default: sdk.Default(defaultMaxTokensField),
 			Description: "Field that carries the limit: max_tokens, or max_completion_tokens for OpenAI reasoning models."},
-		{Name: "headers", Type: "map(string)",
-			Description: "Extra request headers, e.g. OpenRouter's HTTP-Referer and X-Title. Credential headers are refused: the host injects the credential."},
+		sdk.HeadersAttribute("OpenRouter's HTTP-Referer and X-Title"),
 		{Name: "reasoning_effort", Type: "string",
 			Description: "reasoning_effort sent with every request (low, medium, high, ...); empty sends none. A request can override it with the reasoning_effort option."},
-		{Name: "reasoning_field", Type: "string", Default: jsonString(defaultReasoningField),
+		{Name: "reasoning_field", Type: "string", Default: sdk.Default(defaultReasoningField),
 			Description: "Assistant-message field that carries earlier reasoning back: reasoning_content (DeepSeek, Z.ai, vLLM), reasoning (Ollama, OpenRouter) or none."},
-		{Name: "include_usage", Type: "bool", Default: json.RawMessage("true"),
+		{Name: "include_usage", Type: "bool", Default: sdk.Default(true),
 			Description: "Send stream_options.include_usage so the server reports token usage; turn off for servers that reject it."},
-		{Name: "api", Type: "string", Default: jsonString(defaultAPI),
+		{Name: "api", Type: "string", Default: sdk.Default(defaultAPI),
 			Description: "Wire family: chat (POST {base_url}/chat/completions, every compatible server) or responses (POST {base_url}/responses, OpenAI's Responses API; no stop sequences)."},
 	}}
 }
-
-// credentialHeaders may not be set through the headers attribute:
-// credentials are never plugin configuration.
-var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Api-Key", "X-Api-Key", "X-Goog-Api-Key"}
 
 // parseConfig decodes and validates the plugin-owned values.
 func parseConfig(cfg sdk.Config) (config, error) {
@@ -97,14 +91,10 @@ func parseConfig(cfg sdk.Config) (config, error) {
 	if err := cfg.Decode(&c); err != nil {
 		return config{}, err
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return config{}, sdk.Permanentf("base_url %q: want an absolute http or https URL", c.BaseURL)
+	var err error
+	if c.BaseURL, err = sdk.ParseBaseURL(c.BaseURL); err != nil {
+		return config{}, err
 	}
-	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return config{}, sdk.Permanentf("base_url %q: must not carry a query, fragment or user info", c.BaseURL)
-	}
-	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	if c.MaxTokens < 0 {
 		return config{}, sdk.Permanentf("max_tokens must be 0 (server default) or positive, got %d", c.MaxTokens)
 	}
@@ -123,13 +113,8 @@ func parseConfig(cfg sdk.Config) (config, error) {
 	default:
 		return config{}, sdk.Permanentf("api %q: want %s or %s", c.API, apiChat, apiResponses)
 	}
-	for name := range c.Headers {
-		canon := http.CanonicalHeaderKey(name)
-		for _, r := range credentialHeaders {
-			if canon == r {
-				return config{}, sdk.Permanentf("headers: %q may not be set here: the host injects credentials", name)
-			}
-		}
+	if c.header, err = sdk.ExtraHeaders(c.Headers); err != nil {
+		return config{}, err
 	}
 	return c, nil
 }
@@ -176,9 +161,4 @@ func parseOptions(raw map[string]json.RawMessage) (options, error) {
 		o.ResponseFormat = v
 	}
 	return o, nil
-}
-
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s) // a Go string always marshals
-	return b
 }

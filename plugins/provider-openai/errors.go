@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -219,17 +216,7 @@ func classify(status int, we wireError, h http.Header) sdk.Class {
 	if status == http.StatusPaymentRequired && class == sdk.ClassQuotaExhausted && h.Get("Retry-After") != "" {
 		class = sdk.ClassTransient // OpenRouter: the in-flight budget, which frees up shortly
 	}
-	switch h.Get("X-Should-Retry") {
-	case "true":
-		if class == sdk.ClassPermanent {
-			class = sdk.ClassTransient
-		}
-	case "false":
-		if class == sdk.ClassTransient {
-			class = sdk.ClassPermanent
-		}
-	}
-	return class
+	return sdk.ShouldRetry(h, class)
 }
 
 func classifyFields(status int, we wireError) sdk.Class {
@@ -258,19 +245,14 @@ func classifyFields(status int, we wireError) sdk.Class {
 		return decided
 	}
 	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return sdk.ClassAuthRequired
-	case status == http.StatusPaymentRequired:
-		return sdk.ClassQuotaExhausted
-	case status == http.StatusRequestTimeout, status == http.StatusConflict,
-		status == http.StatusTooManyRequests, status == 498, status >= 500:
-		return sdk.ClassTransient
 	case status == http.StatusBadRequest && overflowMessage(we.message):
 		return sdk.ClassContextOverflow
-	case status >= 400:
-		return sdk.ClassPermanent
+	case status == 498: // Groq's flex tier over capacity
+		return sdk.ClassTransient
+	case status < 400: // an in-stream error without a status: the server failed mid-reply
+		return sdk.ClassTransient
 	}
-	return sdk.ClassTransient // an in-stream error without a status: the server failed mid-reply
+	return sdk.StatusClass(status)
 }
 
 // retryAfter reads the retry hint, preferring the most precise:
@@ -355,41 +337,7 @@ func label(we wireError) string {
 	return ""
 }
 
-// transportError classifies a failure to get a response at all. ctxErr is
-// the caller's context error, which explains any failure it caused.
-func transportError(ctxErr, err error) error {
-	if ctxErr != nil {
-		return ctxError(ctxErr)
-	}
-	var se *sdk.Error
-	if errors.As(err, &se) {
-		return se // the host's own verdict (egress denied, limit, timeout)
-	}
-	// net/http prefixes "Post <url>:"; the cause alone is what helps.
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	return &sdk.Error{Class: sdk.ClassTransient, Message: fmt.Sprintf("openai: request failed: %v", err)}
-}
-
-// readError classifies a failure while reading the body: the host's own
-// verdict when it gave one (size limit, idle timeout), else a cut stream.
-func readError(err error) error {
-	var se *sdk.Error
-	if errors.As(err, &se) {
-		return se
-	}
-	if errors.Is(err, sse.ErrEventTooLarge) {
-		return &sdk.Error{Class: sdk.ClassPermanent, Code: "event_too_large", Message: "openai: stream event too large"}
-	}
-	return &sdk.Error{Class: sdk.ClassTransient, Code: "cut_stream", Message: "openai: reading the reply failed"}
-}
-
-// ctxError reports the caller's cancellation or deadline.
-func ctxError(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &sdk.Error{Class: sdk.ClassTransient, Code: "timeout", Message: "openai: deadline exceeded"}
-	}
-	return fmt.Errorf("openai: %w", err)
+// readError classifies a failure while reading the body.
+func readError(ctx context.Context, err error) error {
+	return sdk.ReadError(ctx, "openai", err, sse.ErrEventTooLarge)
 }

@@ -94,7 +94,7 @@ func TestOutgoingRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := encodeRequest(wire)
+			want, err := sdk.EncodeJSON(wire)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,7 @@ import (
 // this way when they ignore stream: true, and recorded replies come this
 // way; both go through the same turn as a stream does.
 func decodeJSON(ctx context.Context, body io.Reader, t *turn) error {
-	b, err := readJSONBody(body)
+	b, err := readJSONBody(ctx, body)
 	if err != nil {
 		return err
 	}
@@ -36,10 +36,10 @@ func decodeJSON(ctx context.Context, body io.Reader, t *turn) error {
 
 // readJSONBody reads a whole non-streaming reply, trimmed, within
 // maxJSONBody.
-func readJSONBody(body io.Reader) ([]byte, error) {
+func readJSONBody(ctx context.Context, body io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(body, maxJSONBody+1))
 	if err != nil {
-		return nil, readError(err)
+		return nil, readError(ctx, err)
 	}
 	if len(b) > maxJSONBody {
 		return nil, &sdk.Error{Class: sdk.ClassPermanent, Code: "response_too_large", Message: "openai: reply too large"}

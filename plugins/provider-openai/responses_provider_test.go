@@ -69,7 +69,7 @@ func TestResponsesOutgoingRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := encodeRequest(wire)
+	want, err := sdk.EncodeJSON(wire)
 	if err != nil {
 		t.Fatal(err)
 	}

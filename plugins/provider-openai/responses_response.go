@@ -60,7 +60,7 @@ const summarySeparator = "\n\n"
 
 // decodeResponsesJSON reads a non-streaming Responses reply into t.
 func decodeResponsesJSON(ctx context.Context, body io.Reader, t *turn) error {
-	b, err := readJSONBody(body)
+	b, err := readJSONBody(ctx, body)
 	if err != nil {
 		return err
 	}
@@ -93,16 +93,16 @@ func applyOutput(ctx context.Context, t *turn, items []outputItem) error {
 		case "reasoning":
 			for j, s := range it.Summary {
 				if j > 0 {
-					if err := t.reasoningDelta(ctx, summarySeparator); err != nil {
+					if err := t.s.Reasoning(ctx, sdk.Reasoning{Text: summarySeparator}); err != nil {
 						return err
 					}
 				}
-				if err := t.reasoningDelta(ctx, s.Text); err != nil {
+				if err := t.s.Reasoning(ctx, sdk.Reasoning{Text: s.Text}); err != nil {
 					return err
 				}
 			}
 			for _, c := range it.Content {
-				if err := t.reasoningDelta(ctx, c.Text); err != nil {
+				if err := t.s.Reasoning(ctx, sdk.Reasoning{Text: c.Text}); err != nil {
 					return err
 				}
 			}
@@ -114,7 +114,7 @@ func applyOutput(ctx context.Context, t *turn, items []outputItem) error {
 				var err error
 				switch c.Type {
 				case "output_text":
-					err = t.textDelta(ctx, c.Text)
+					err = t.s.Text(ctx, c.Text)
 				case "refusal":
 					err = t.refusal(ctx, c.Refusal)
 				}
@@ -135,7 +135,7 @@ func sendEncryptedReasoning(ctx context.Context, t *turn, it *outputItem) error 
 	if it.EncryptedContent == "" || it.ID == "" {
 		return nil
 	}
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventReasoningDelta, Redacted: encodeEncryptedReasoning(it.ID, it.EncryptedContent)})
+	return t.s.Reasoning(ctx, sdk.Reasoning{Redacted: encodeEncryptedReasoning(it.ID, it.EncryptedContent)})
 }
 
 func addWholeCall(t *turn, it *outputItem) {

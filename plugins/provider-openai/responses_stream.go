@@ -41,10 +41,10 @@ func decodeResponsesStream(ctx context.Context, body io.Reader, t *turn) error {
 	for {
 		ev, err := sr.Next()
 		if errors.Is(err, io.EOF) {
-			return t.fail(ctx, &sdk.Error{Class: sdk.ClassTransient, Code: "cut_stream", Message: "openai: stream ended before the response finished"})
+			return t.fail(ctx, sdk.ErrCutStream.Newf("openai: stream ended before the response finished"))
 		}
 		if err != nil {
-			return t.fail(ctx, readError(err))
+			return t.fail(ctx, readError(ctx, err))
 		}
 		data := bytes.TrimSpace(ev.Data)
 		if len(data) == 0 || string(data) == doneMarker {
@@ -83,16 +83,16 @@ func (s *responsesStream) event(ctx context.Context, e *responsesEvent) (done bo
 	switch e.Type {
 	case "response.output_text.delta":
 		s.output = true
-		return false, t.textDelta(ctx, e.Delta)
+		return false, t.s.Text(ctx, e.Delta)
 	case "response.refusal.delta":
 		s.output = true
 		return false, t.refusal(ctx, e.Delta)
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 		s.output = true
-		return false, t.reasoningDelta(ctx, e.Delta)
+		return false, t.s.Reasoning(ctx, sdk.Reasoning{Text: e.Delta})
 	case "response.reasoning_summary_part.added":
 		if e.SummaryIndex > 0 {
-			return false, t.reasoningDelta(ctx, summarySeparator)
+			return false, t.s.Reasoning(ctx, sdk.Reasoning{Text: summarySeparator})
 		}
 	case "response.output_item.added":
 		s.output = true

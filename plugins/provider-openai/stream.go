@@ -38,7 +38,7 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 			break
 		}
 		if err != nil {
-			return t.fail(ctx, readError(err))
+			return t.fail(ctx, readError(ctx, err))
 		}
 		data := bytes.TrimSpace(ev.Data)
 		switch {
@@ -69,7 +69,7 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 		}
 	}
 	if !done && t.finish == "" {
-		return t.fail(ctx, &sdk.Error{Class: sdk.ClassTransient, Code: "cut_stream", Message: "openai: stream ended before the reply finished"})
+		return t.fail(ctx, sdk.ErrCutStream.Newf("openai: stream ended before the reply finished"))
 	}
 	return t.end(ctx)
 }

@@ -87,20 +87,17 @@ func (t *toolCalls) finish(seed func() string) ([]sdk.ToolCall, error) {
 	out := make([]sdk.ToolCall, 0, len(t.calls))
 	for i, c := range t.calls {
 		if c.name == "" {
-			return nil, &sdk.Error{Class: sdk.ClassPermanent, Code: "malformed_tool_call", Message: fmt.Sprintf("openai: tool call %d has no function name", i)}
+			return nil, sdk.ErrMalformedToolCall.Newf("openai: tool call %d has no function name", i)
 		}
-		args := c.args
-		if len(args) == 0 {
-			args = []byte("{}") // a call without arguments
-		}
-		if !json.Valid(args) {
-			return nil, &sdk.Error{Class: sdk.ClassPermanent, Code: "malformed_tool_call", Message: fmt.Sprintf("openai: tool call %d: arguments are not valid JSON", i)}
+		args, err := sdk.ToolInput(c.args) // none: a call without arguments, {}
+		if err != nil {
+			return nil, sdk.ErrMalformedToolCall.Newf("openai: tool call %d: arguments are not valid JSON", i)
 		}
 		id := c.id
 		if id == "" {
 			id = fmt.Sprintf("call_%s_%d", seed(), i)
 		}
-		out = append(out, sdk.ToolCall{ID: id, Name: c.name, Input: json.RawMessage(args)})
+		out = append(out, sdk.ToolCall{ID: id, Name: c.name, Input: args})
 	}
 	return out, nil
 }

@@ -2,46 +2,42 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/axonhq/axon/sdk"
 )
 
 // turn turns what the upstream says about one assistant reply into sdk
 // events and decides how the reply ends. The streaming and non-streaming
-// decoders both drive it, so both end a reply by the same rules.
+// decoders both drive it, so both end a reply by the same rules; the
+// sdk.Stream under it keeps the rules every stream follows.
 //
 // Text and reasoning go out as they arrive. Tool calls, usage and the
 // finish go out in end, after the upstream has finished: calls are whole
 // only then, and usage may come in a chunk after the finish_reason.
 type turn struct {
-	out     sdk.Sink
-	model   string // the requested model, for servers whose chunks name none
+	s       *sdk.Stream
 	reqBody []byte // the request as sent, to derive missing tool call ids
 	respID  string // the response id, likewise
-	started bool
-	text    bool // a non-empty text delta was sent
 	calls   toolCalls
-	usage   sdk.Usage
-	sawUse  bool
-	finish  string // the last finish_reason reported
+	usage   sdk.Usage // as the wire counts: InputTokens includes the cached tokens
+	finish  string    // the last finish_reason reported
 	refused bool
 }
 
+// newTurn starts a turn; model is the requested one, for servers whose
+// chunks name none.
 func newTurn(out sdk.Sink, model string, reqBody []byte) *turn {
-	return &turn{out: out, model: model, reqBody: reqBody}
+	return &turn{s: sdk.NewStream(out, model), reqBody: reqBody}
 }
 
-// start sends EventStart once, naming the model of the first chunk.
+// start sends EventStart once, naming the model of the first chunk, and
+// keeps that chunk's response id.
 func (t *turn) start(ctx context.Context, model, id string) error {
-	if t.started {
-		return nil
+	if !t.s.Started() {
+		t.respID = id
 	}
-	t.started = true
-	t.respID = id
-	if model == "" {
-		model = t.model
-	}
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventStart, Model: model})
+	return t.s.Start(ctx, model)
 }
 
 // chunk applies one chunk, or a whole non-streaming completion. Only
@@ -68,21 +64,6 @@ func (t *turn) chunk(ctx context.Context, c *chunk, whole bool) error {
 	return nil
 }
 
-func (t *turn) textDelta(ctx context.Context, s string) error {
-	if s == "" {
-		return nil
-	}
-	t.text = true
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventTextDelta, Text: s})
-}
-
-func (t *turn) reasoningDelta(ctx context.Context, s string) error {
-	if s == "" {
-		return nil
-	}
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventReasoningDelta, Text: s})
-}
-
 // refusal is the model declining to answer: the text is shown like any
 // other, and the reply ends as content_filter.
 func (t *turn) refusal(ctx context.Context, s string) error {
@@ -90,22 +71,18 @@ func (t *turn) refusal(ctx context.Context, s string) error {
 		return nil
 	}
 	t.refused = true
-	return t.textDelta(ctx, s)
+	return t.s.Text(ctx, s)
 }
 
 // delta applies one streamed delta or whole message. Reasoning goes first:
 // servers that send both in one message mean it to precede the text.
 func (t *turn) delta(ctx context.Context, d *delta, whole bool) error {
-	if err := t.reasoningDelta(ctx, d.ReasoningContent); err != nil {
-		return err
+	for _, r := range [...]string{d.ReasoningContent, d.Reasoning, d.Content.Reasoning} {
+		if err := t.s.Reasoning(ctx, sdk.Reasoning{Text: r}); err != nil {
+			return err
+		}
 	}
-	if err := t.reasoningDelta(ctx, d.Reasoning); err != nil {
-		return err
-	}
-	if err := t.reasoningDelta(ctx, d.Content.Reasoning); err != nil {
-		return err
-	}
-	if err := t.textDelta(ctx, d.Content.Text); err != nil {
+	if err := t.s.Text(ctx, d.Content.Text); err != nil {
 		return err
 	}
 	if err := t.refusal(ctx, d.Refusal); err != nil {
@@ -136,8 +113,7 @@ func (t *turn) addUsage(u *wireUsage) {
 	}
 	take := func(dst **int64, src *int64) {
 		if src != nil {
-			*dst = sdk.Tokens(*src)
-			t.sawUse = true
+			*dst = sdk.Tokens(*src) // u belongs to its decoder
 		}
 	}
 	take(&t.usage.InputTokens, u.PromptTokens)
@@ -161,49 +137,35 @@ func (t *turn) end(ctx context.Context) error {
 	if reason == "" {
 		return t.fail(ctx, &sdk.Error{Class: sdk.ClassTransient, Code: "upstream_error", Message: "openai: upstream ended the reply with finish_reason error"})
 	}
-	if !t.text && len(calls) == 0 {
-		if reason == sdk.FinishContentFilter {
-			return t.fail(ctx, &sdk.Error{Class: sdk.ClassContentFilter, Message: "openai: reply blocked by the content filter"})
-		}
-		return t.fail(ctx, &sdk.Error{Class: sdk.ClassPermanent, Code: "no_text", Message: "provider returned no text"})
-	}
-	if err := t.start(ctx, "", ""); err != nil {
-		return err
+	if !t.s.HasContent() && len(calls) == 0 && reason == sdk.FinishContentFilter {
+		return t.fail(ctx, &sdk.Error{Class: sdk.ClassContentFilter, Message: "openai: reply blocked by the content filter"})
 	}
 	for i := range calls {
-		if err := t.out.Send(ctx, sdk.Event{Type: sdk.EventToolCall, ToolCall: &calls[i], Index: i}); err != nil {
+		if err := t.s.ToolCall(ctx, calls[i]); err != nil {
 			return err
 		}
 	}
-	if err := t.sendUsage(ctx); err != nil {
-		return err
+	t.s.Usage(canonicalUsage(t.usage))
+	err = t.s.Finish(ctx, reason)
+	if errors.Is(err, sdk.ErrNoText) {
+		return t.s.Fail(ctx, err) // the tokens were spent all the same
 	}
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventFinish, Finish: reason})
+	return err
 }
 
 // fail ends a failed turn: usage the upstream reported is still sent, since
 // the tokens were spent and billed, then err is returned.
 func (t *turn) fail(ctx context.Context, err error) error {
-	if sendErr := t.sendUsage(ctx); sendErr != nil {
-		return sendErr
-	}
-	return err
-}
-
-func (t *turn) sendUsage(ctx context.Context) error {
-	if !t.sawUse {
-		return nil
-	}
-	u := canonicalUsage(t.usage)
-	return t.out.Send(ctx, sdk.Event{Type: sdk.EventUsage, Usage: &u})
+	t.s.Usage(canonicalUsage(t.usage))
+	return t.s.Fail(ctx, err)
 }
 
 // canonicalUsage makes the counts disjoint, as sdk.Usage defines them: on
 // this wire prompt_tokens includes the cached tokens, so they are taken out
 // of InputTokens (never below zero).
-func canonicalUsage(u sdk.Usage) sdk.Usage {
+func canonicalUsage(u sdk.Usage) *sdk.Usage {
 	if u.InputTokens == nil {
-		return u
+		return &u
 	}
 	in := *u.InputTokens
 	for _, c := range []*int64{u.CacheReadTokens, u.CacheWriteTokens} {
@@ -212,7 +174,7 @@ func canonicalUsage(u sdk.Usage) sdk.Usage {
 		}
 	}
 	u.InputTokens = sdk.Tokens(max(in, 0))
-	return u
+	return &u
 }
 
 // finishReason maps the wire finish_reason. A reply that carries tool calls
