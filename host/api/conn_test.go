@@ -21,15 +21,19 @@ import (
 const hangGuard = 10 * time.Second
 
 // serveReal serves New(b, opts...) on loopback with the http.Server that
-// HTTPServer builds from the same options, and returns its address.
-func serveReal(t *testing.T, b Backend, opts ...Option) string {
+// HTTPServer builds, its connection limits lowered by tune when it is not
+// nil, and returns its address.
+func serveReal(t *testing.T, b Backend, tune func(*http.Server), opts ...Option) string {
 	t.Helper()
-	opts = append([]Option{fixedIDs(), WithClock(func() time.Time { return testTime })}, opts...)
+	opts = append([]Option{fixedIDs(), withClock(func() time.Time { return testTime })}, opts...)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := HTTPServer(New(b, opts...), opts...)
+	srv := HTTPServer(New(b, opts...))
+	if tune != nil {
+		tune(srv)
+	}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { srv.Close() })
 	return l.Addr().String()
@@ -76,14 +80,30 @@ func closedByServer(t *testing.T, r io.Reader) string {
 	return string(b) // io.EOF or a reset: closed either way
 }
 
+// TestHTTPServerLimits: the http.Server of the front door has its
+// connection limits, and neither a ReadTimeout nor a WriteTimeout, which
+// would cut long streams (the handler bounds the body and write stalls).
+func TestHTTPServerLimits(t *testing.T) {
+	t.Parallel()
+	srv := HTTPServer(http.NotFoundHandler())
+	if srv.ReadHeaderTimeout != DefaultReadHeaderTimeout || srv.IdleTimeout != DefaultIdleTimeout || srv.MaxHeaderBytes != DefaultMaxHeaderBytes {
+		t.Errorf("limits %v %v %v, want %v %v %v", srv.ReadHeaderTimeout, srv.IdleTimeout, srv.MaxHeaderBytes,
+			DefaultReadHeaderTimeout, DefaultIdleTimeout, DefaultMaxHeaderBytes)
+	}
+	if srv.ReadTimeout != 0 || srv.WriteTimeout != 0 {
+		t.Errorf("ReadTimeout %v, WriteTimeout %v, want none", srv.ReadTimeout, srv.WriteTimeout)
+	}
+}
+
 // TestConnectionLimits: clients that send headers or a body too slowly,
 // or keep an idle connection, are disconnected within the configured
 // limits; a body too slow is answered with 408 in the client's format first.
 func TestConnectionLimits(t *testing.T) {
 	t.Parallel()
 	const limit = 100 * time.Millisecond
-	addr := serveReal(t, &fakeBackend{events: okEvents},
-		WithReadHeaderTimeout(limit), WithBodyTimeout(limit), WithIdleTimeout(limit), WithMaxHeaderBytes(1<<10))
+	addr := serveReal(t, &fakeBackend{events: okEvents}, func(srv *http.Server) {
+		srv.ReadHeaderTimeout, srv.IdleTimeout, srv.MaxHeaderBytes = limit, limit, 1<<10
+	}, withBodyTimeout(limit))
 
 	t.Run("slow headers", func(t *testing.T) {
 		t.Parallel()
@@ -140,7 +160,7 @@ func TestConnectionLimits(t *testing.T) {
 func TestBodyTimeoutSparesStreams(t *testing.T) {
 	t.Parallel()
 	const limit = 50 * time.Millisecond
-	b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+	b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
 		if err := out.Send(ctx, text("a")); err != nil {
 			return nil, err
 		}
@@ -156,7 +176,7 @@ func TestBodyTimeoutSparesStreams(t *testing.T) {
 		}
 		return nil, nil
 	}}
-	addr := serveReal(t, b, WithBodyTimeout(limit))
+	addr := serveReal(t, b, nil, withBodyTimeout(limit))
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/v1/chat/completions",
@@ -190,7 +210,7 @@ func TestWriteStall(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			sendErr := make(chan error, 1)
-			b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+			b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
 				for range 512 { // 32 MiB: far more than the socket buffers hold, under the answer limit
 					if err := out.Send(ctx, text(chunk)); err != nil {
 						sendErr <- err
@@ -201,7 +221,7 @@ func TestWriteStall(t *testing.T) {
 				return nil, out.Send(ctx, finish(sdk.FinishStop))
 			}}
 			obs := make(chanObserver, 1)
-			addr := serveReal(t, b, WithWriteStall(100*time.Millisecond), WithObserver(obs))
+			addr := serveReal(t, b, nil, withWriteStall(100*time.Millisecond), WithObserver(obs))
 			conn := dial(t, addr)
 			if tc, ok := conn.(*net.TCPConn); ok {
 				_ = tc.SetReadBuffer(4 << 10)
@@ -236,7 +256,7 @@ func TestWriteStall(t *testing.T) {
 func TestWriteStallStaysWithItsRequest(t *testing.T) {
 	t.Parallel()
 	const stall = 50 * time.Millisecond
-	front := New(&fakeBackend{events: okEvents}, WithWriteStall(stall))
+	front := New(&fakeBackend{events: okEvents}, withWriteStall(stall))
 	mux := http.NewServeMux()
 	mux.Handle("/", front)
 	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {

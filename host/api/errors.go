@@ -78,7 +78,6 @@ type wireError struct {
 	message    string
 	class      sdk.Class     // of a backend failure
 	retryAfter time.Duration // the backend's retry hint
-	committed  bool          // the backend said content had reached the client
 }
 
 func (e *wireError) Error() string { return e.message }
@@ -104,7 +103,7 @@ func unsupportedf(param, format string, args ...any) *wireError {
 // decides; the upstream status only separates a request the provider
 // rejected as malformed (the client's to fix) from one it could not serve.
 func classify(err error) *wireError {
-	e := &wireError{message: err.Error(), committed: committed(err), class: sdk.ClassOf(err)}
+	e := &wireError{message: err.Error(), class: sdk.ClassOf(err)}
 	status := 0 // the upstream HTTP status, when the failure had one
 	if se := (*sdk.Error)(nil); errors.As(err, &se) {
 		status = se.Status

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/axonhq/axon/sdk"
@@ -50,41 +49,39 @@ type streamEncoder interface {
 	fail(b []byte, e *wireError) []byte           // the end of a broken one
 }
 
-// exchange is the sink a Backend writes one request's answer into. For a
+// exchange is the sink a Target writes one request's answer into. For a
 // stream it writes the headers when the first content event arrives, then
 // frames as events come; for a whole response it collects until finish.
-// Sends are serialised, and refused once the response is finished.
+// Sends are serialised, and refused once the response is finished: the
+// handler has returned, and its ResponseWriter must not be touched.
 type exchange struct {
 	cfg    config
 	w      *recorder
 	d      dialect
 	c      *call
 	id     string
-	chain  string             // the chain the requested model names, until the backend says
+	chain  string             // the chain the requested model runs on, until an Answer says more
 	client context.Context    // the request's: done when the client has gone
 	cancel context.CancelFunc // stops the backend call
 
-	mu      sync.Mutex
-	turn    turn
-	ann     Answer
-	enc     streamEncoder // set once the stream has started
-	buf     []byte
-	closed  bool
-	ended   bool       // the response was ended before Generate returned (shutdown)
-	werr    error      // writing to the client failed
-	failure *wireError // why the front door stopped the answer itself, if it did
-	stopErr error      // what Send returns once failure is set
+	mu        sync.Mutex
+	turn      turn
+	ann       Answer
+	committed bool          // the target committed to a provider (commit was called)
+	enc       streamEncoder // set once the stream has started
+	buf       []byte
+	closed    bool
+	ended     bool       // the response was ended before Generate returned (shutdown)
+	werr      error      // writing to the client failed
+	failure   *wireError // why the front door stopped the answer itself, if it did
+	stopErr   error      // what Send returns once failure is set
 }
 
-var (
-	_ sdk.Sink  = (*exchange)(nil)
-	_ Announcer = (*exchange)(nil)
-)
+var _ sdk.Sink = (*exchange)(nil)
 
-// newExchange starts the exchange of one request; client is the request's
-// context and cancel stops the backend call made for it.
-func newExchange(cfg config, w *recorder, d dialect, c *call, model string, client context.Context, cancel context.CancelFunc) *exchange {
-	chain, _, _ := strings.Cut(model, "/")
+// newExchange starts the exchange of one request on chain; client is the
+// request's context and cancel stops the backend call made for it.
+func newExchange(cfg config, w *recorder, d dialect, c *call, chain string, client context.Context, cancel context.CancelFunc) *exchange {
 	return &exchange{
 		cfg: cfg, w: w, d: d, c: c, chain: chain, client: client, cancel: cancel,
 		id:   d.idPrefix() + cfg.newID(),
@@ -92,11 +89,15 @@ func newExchange(cfg config, w *recorder, d dialect, c *call, model string, clie
 	}
 }
 
-// Announce implements Announcer.
-func (x *exchange) Announce(a Answer) {
+// commit is the commit callback of Target.Generate: it records who is about
+// to answer, for the headers written with the first event (a call after it
+// only updates the trailer sent at the end of a stream), and that a failure
+// from now on broke off an answer.
+func (x *exchange) commit(a Answer) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.ann = mergeAnswer(x.ann, a)
+	x.committed = true
 }
 
 // Send implements sdk.Sink.
@@ -224,11 +225,9 @@ func (x *exchange) finish(ans *Answer, err error) {
 		x.fail(x.failure)
 		return
 	}
-	if err == nil && !x.turn.finished {
-		err = noFinishError()
-	}
 	switch {
 	case err != nil:
+		x.w.rec.Committed = x.committed
 		x.fail(classify(err))
 	case x.c.stream:
 		if x.enc == nil {
@@ -251,7 +250,7 @@ func (x *exchange) finish(ans *Answer, err error) {
 // fail reports e: as an HTTP error while nothing was sent, and in band, as
 // the stream's last frame, once the stream has started.
 func (x *exchange) fail(e *wireError) {
-	x.w.rec.Class, x.w.rec.Committed = e.class, e.committed
+	x.w.rec.Class = e.class
 	if x.enc == nil {
 		x.setAxonHeaders(x.w.Header())
 		writeError(x.w, x.d, e)

@@ -32,32 +32,62 @@ var testModels = []ModelInfo{
 	{ID: "default/ollama", Chain: "default", Provider: "ollama", Model: "qwen2.5:3b"},
 }
 
-// fakeBackend answers every request by running gen, or, when gen is nil,
-// by announcing announce (if set), sending events and returning answer
-// and err. It records what it was asked.
+// fakeBackend resolves the names of models (testModels when nil) and
+// answers every request by running gen, or, when gen is nil, by committing
+// to commit (if set), sending events and returning answer and err. It
+// records what it was asked.
 type fakeBackend struct {
-	events   []sdk.Event
-	announce *Answer
-	answer   *Answer
-	err      error
-	gen      func(ctx context.Context, model string, req *sdk.Request, out sdk.Sink) (*Answer, error)
+	models []ModelInfo
+	events []sdk.Event
+	commit *Answer
+	answer *Answer
+	err    error
+	gen    func(ctx context.Context, model string, req *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error)
 
 	mu    sync.Mutex
 	model string
 	req   *sdk.Request
 }
 
-var _ Backend = (*fakeBackend)(nil)
+var (
+	_ Backend = (*fakeBackend)(nil)
+	_ Target  = fakeTarget{}
+)
 
-func (f *fakeBackend) Generate(ctx context.Context, model string, req *sdk.Request, out sdk.Sink) (*Answer, error) {
+func (f *fakeBackend) Resolve(model string) (Target, bool) {
+	for _, m := range f.Models(context.Background()) {
+		if m.ID == model {
+			return fakeTarget{f: f, m: m}, true
+		}
+	}
+	return nil, false
+}
+
+func (f *fakeBackend) Models(context.Context) []ModelInfo {
+	if f.models == nil {
+		return testModels
+	}
+	return f.models
+}
+
+// fakeTarget is one model of a fakeBackend.
+type fakeTarget struct {
+	f *fakeBackend
+	m ModelInfo
+}
+
+func (t fakeTarget) Chain() string { return t.m.Chain }
+
+func (t fakeTarget) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
+	f := t.f
 	f.mu.Lock()
-	f.model, f.req = model, req
+	f.model, f.req = t.m.ID, req
 	f.mu.Unlock()
 	if f.gen != nil {
-		return f.gen(ctx, model, req, out)
+		return f.gen(ctx, t.m.ID, req, out, commit)
 	}
-	if f.announce != nil {
-		out.(Announcer).Announce(*f.announce)
+	if f.commit != nil {
+		commit(*f.commit)
 	}
 	for _, ev := range f.events {
 		if err := out.Send(ctx, ev); err != nil {
@@ -66,8 +96,6 @@ func (f *fakeBackend) Generate(ctx context.Context, model string, req *sdk.Reque
 	}
 	return f.answer, f.err
 }
-
-func (f *fakeBackend) Models(context.Context) []ModelInfo { return testModels }
 
 func (f *fakeBackend) asked() (string, *sdk.Request) {
 	f.mu.Lock()
@@ -89,10 +117,23 @@ func fixedIDs() Option {
 	}
 }
 
+// The limits and the clock have no exported Option (axon runs with the
+// Default* limits); the tests lower them with these.
+
+func withClock(now func() time.Time) Option         { return func(c *config) { c.now = now } }
+func withMaxBodyBytes(n int64) Option               { return func(c *config) { c.maxBody = n } }
+func withBodyTimeout(d time.Duration) Option        { return func(c *config) { c.bodyTimeout = d } }
+func withWriteStall(d time.Duration) Option         { return func(c *config) { c.writeStall = d } }
+func withMaxAnswerBytes(n int64) Option             { return func(c *config) { c.maxAnswer = n } }
+func withOverloadRetryAfter(d time.Duration) Option { return func(c *config) { c.retryAfter = d } }
+func withMaxInFlight(total, perChain int) Option {
+	return func(c *config) { c.maxInFlight, c.maxPerChain = total, perChain }
+}
+
 // newServer serves New(b, opts...) with a fixed clock and ids.
 func newServer(t testing.TB, b Backend, opts ...Option) *httptest.Server {
 	t.Helper()
-	opts = append([]Option{fixedIDs(), WithClock(func() time.Time { return testTime })}, opts...)
+	opts = append([]Option{fixedIDs(), withClock(func() time.Time { return testTime })}, opts...)
 	srv := httptest.NewServer(New(b, opts...))
 	t.Cleanup(srv.Close)
 	return srv

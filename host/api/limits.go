@@ -13,22 +13,20 @@ import (
 )
 
 // HTTPServer returns the http.Server that serves h (the handler New
-// returns, or a mux that mounts it) with the front door's connection
-// limits: WithReadHeaderTimeout, WithIdleTimeout and WithMaxHeaderBytes, or
-// their defaults. Pass it the same options as New.
+// returns) with the front door's connection limits: DefaultReadHeaderTimeout,
+// DefaultIdleTimeout and DefaultMaxHeaderBytes.
 //
 // It sets no WriteTimeout on purpose: that deadline covers the whole
 // response and would cut legitimate long streams. Nor ReadTimeout: the
 // handler puts a deadline on reading each request body itself
-// (WithBodyTimeout), so it can answer a body too slow with a 408 in the
+// (DefaultBodyTimeout), so it can answer a body too slow with a 408 in the
 // client's format, and lifts it once the body is in.
-func HTTPServer(h http.Handler, opts ...Option) *http.Server {
-	cfg := newConfig(opts)
+func HTTPServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: cfg.readHeader,
-		IdleTimeout:       cfg.idle,
-		MaxHeaderBytes:    cfg.maxHeader,
+		ReadHeaderTimeout: DefaultReadHeaderTimeout,
+		IdleTimeout:       DefaultIdleTimeout,
+		MaxHeaderBytes:    DefaultMaxHeaderBytes,
 	}
 }
 

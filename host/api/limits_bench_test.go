@@ -63,7 +63,7 @@ func BenchmarkRequestBody(b *testing.B) {
 		{"anthropic/tool_result", "/v1/messages", `{"model":"default","max_tokens":5,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"read","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"` + txt + `"}]}]}`},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			h := New(&fakeBackend{events: okEvents}, WithMaxBodyBytes(64<<20))
+			h := New(&fakeBackend{events: okEvents}, withMaxBodyBytes(64<<20))
 			body := []byte(c.body)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
@@ -100,7 +100,7 @@ func BenchmarkOverload(b *testing.B) {
 	}{{"bound=16", 16}, {"bound=64", 64}, {"unbounded", burst}} {
 		b.Run(c.name, func(b *testing.B) {
 			slots := make(chan struct{}, capacity)
-			backend := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+			backend := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
 				select {
 				case slots <- struct{}{}:
 				case <-ctx.Done():
@@ -127,7 +127,7 @@ func BenchmarkOverload(b *testing.B) {
 					mu.Unlock()
 				}
 			})
-			srv := newServer(b, backend, WithMaxInFlight(c.limit, c.limit), WithObserver(obs), WithClock(time.Now))
+			srv := newServer(b, backend, withMaxInFlight(c.limit, c.limit), WithObserver(obs), withClock(time.Now))
 			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: burst}, Timeout: time.Minute}
 			defer hc.CloseIdleConnections()
 			fire := func() {

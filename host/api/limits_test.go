@@ -42,7 +42,7 @@ func TestAnswerLimit(t *testing.T) {
 				var base, peak uint64
 				var sent int
 				canceled := make(chan bool, 1)
-				b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+				b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
 					var ms runtime.MemStats
 					runtime.GC()
 					runtime.ReadMemStats(&ms)
@@ -60,7 +60,7 @@ func TestAnswerLimit(t *testing.T) {
 					canceled <- false
 					return nil, nil
 				}}
-				srv := newServer(t, b, WithMaxAnswerBytes(limit))
+				srv := newServer(t, b, withMaxAnswerBytes(limit))
 				resp := post(t, srv, format.path, format.body)
 				body := readAll(t, resp.Body)
 				if resp.StatusCode != http.StatusBadGateway {
@@ -91,7 +91,7 @@ func TestAnswerLimitStreams(t *testing.T) {
 		events = append(events, text(strings.Repeat("y", 64<<10)))
 	}
 	events = append(events, finish(sdk.FinishStop))
-	srv := newServer(t, &fakeBackend{events: events}, WithMaxAnswerBytes(64<<10))
+	srv := newServer(t, &fakeBackend{events: events}, withMaxAnswerBytes(64<<10))
 	resp := post(t, srv, "/v1/chat/completions", `{"model":"default","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	body := readAll(t, resp.Body)
 	if resp.StatusCode != http.StatusOK || !strings.HasSuffix(body, "data: [DONE]\n\n") {
@@ -103,15 +103,16 @@ func TestAnswerLimitStreams(t *testing.T) {
 // is told, whatever error the backend makes of the refused event.
 func TestAnswerLimitBackendError(t *testing.T) {
 	t.Parallel()
-	b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+	b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
+		commit(Answer{Provider: "glm"})
 		err := out.Send(ctx, text(strings.Repeat("z", 100)))
 		if err == nil {
 			return nil, errors.New("the limit was not enforced")
 		}
-		return &Answer{Provider: "glm"}, &CommittedError{Err: sdk.Transientf("something else")}
+		return &Answer{Provider: "glm"}, sdk.Transientf("something else")
 	}}
 	obs := make(chanObserver, 1)
-	srv := newServer(t, b, WithMaxAnswerBytes(10), WithObserver(obs))
+	srv := newServer(t, b, withMaxAnswerBytes(10), WithObserver(obs))
 	resp := post(t, srv, "/v1/messages", anthropicAsk)
 	body := readAll(t, resp.Body)
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, "limit of 10 bytes") {
@@ -126,14 +127,13 @@ func TestAnswerLimitBackendError(t *testing.T) {
 // each call starts, so a test knows what is in flight without sleeping.
 type gatedBackend struct {
 	fakeBackend
-	models  []ModelInfo
 	entered chan string // the model of each call as it starts
 	release chan struct{}
 }
 
 func newGatedBackend(models ...ModelInfo) *gatedBackend {
-	g := &gatedBackend{models: models, entered: make(chan string, 64), release: make(chan struct{})}
-	g.gen = func(ctx context.Context, model string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+	g := &gatedBackend{fakeBackend: fakeBackend{models: models}, entered: make(chan string, 64), release: make(chan struct{})}
+	g.gen = func(ctx context.Context, model string, _ *sdk.Request, out sdk.Sink, _ func(Answer)) (*Answer, error) {
 		g.entered <- model
 		select {
 		case <-g.release:
@@ -148,13 +148,6 @@ func newGatedBackend(models ...ModelInfo) *gatedBackend {
 		return nil, nil
 	}
 	return g
-}
-
-func (g *gatedBackend) Models(ctx context.Context) []ModelInfo {
-	if g.models == nil {
-		return testModels
-	}
-	return g.models
 }
 
 // TestOverload: requests beyond the in-flight bounds are refused at once
@@ -183,7 +176,7 @@ func TestOverload(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			g := newGatedBackend(append(testModels, ModelInfo{ID: "other", Chain: "other"})...)
-			srv := newServer(t, g, WithMaxInFlight(tt.total, tt.perChain), WithOverloadRetryAfter(2*time.Second))
+			srv := newServer(t, g, withMaxInFlight(tt.total, tt.perChain), withOverloadRetryAfter(2*time.Second))
 			done := make(chan int, len(tt.busy))
 			for _, m := range tt.busy {
 				go func() {

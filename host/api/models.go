@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -70,22 +69,6 @@ func (s *server) getModel(w *recorder, r *http.Request) {
 		}
 	}
 	writeError(w, openaiDialect{}, unknownModel(id, models))
-}
-
-// resolveModel returns the model name to run for a request's model field:
-// the name itself when the backend lists it, else the fallback model when
-// one is configured, else a 404 naming what is available.
-func (s *server) resolveModel(ctx context.Context, name string) (string, *wireError) {
-	models := s.backend.Models(ctx)
-	for _, m := range models {
-		if m.ID == name {
-			return name, nil
-		}
-	}
-	if s.cfg.fallbackModel != "" {
-		return s.cfg.fallbackModel, nil
-	}
-	return "", unknownModel(name, models)
 }
 
 // maxListed bounds the names an unknown-model error lists.

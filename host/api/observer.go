@@ -26,7 +26,7 @@ const StatusClientClosedRequest = 499
 // Record describes one completed request. It holds names, classes, codes and
 // numbers only, never message text.
 type Record struct {
-	Route  string // the route pattern, e.g. "POST /v1/messages"; "" when none matched
+	Route  string // the route pattern, e.g. "POST /v1/messages" (a mount's own, when it has them); "" when none matched
 	Model  string // the model field as the client sent it
 	Stream bool
 	// Status is the HTTP status sent. A stream that failed after it started
@@ -42,7 +42,7 @@ type Record struct {
 	// Code is the wire error code sent to the client, "" on success.
 	Code      string
 	InBand    bool // the failure was reported inside a started stream
-	Committed bool // the backend marked its failure as committed (CommittedError)
+	Committed bool // the failure came after the target committed to a provider (Target.Generate's commit)
 	// Canceled: the client went away before the response was complete. Class,
 	// Code, InBand and Committed are then empty: nothing more was reported.
 	Canceled  bool

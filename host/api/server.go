@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// server routes requests, applies the limits and the token, and reports
-// every request to the Observer.
+// server routes requests, checks the token once for every route (mounts
+// included), applies the limits, and reports every request to the Observer.
 type server struct {
 	cfg     config
 	backend Backend
@@ -32,6 +32,7 @@ var _ http.Handler = (*server)(nil)
 //	GET  /v1/models/{id}
 //	GET  /healthz               no token required
 //	GET  /metrics               when WithMetrics is given
+//	PREFIX, PREFIX/...          each WithMount
 //
 // New does no I/O; the caller owns the listener and the http.Server.
 func New(b Backend, opts ...Option) http.Handler {
@@ -49,6 +50,10 @@ func New(b Backend, opts ...Option) http.Handler {
 	if cfg.metrics != nil {
 		s.mux.Handle("GET /metrics", cfg.metrics)
 	}
+	for _, m := range cfg.mounts {
+		s.mux.Handle(m.prefix, m.m)
+		s.mux.Handle(m.prefix+"/", m.m)
+	}
 	s.handle("/", s.noRoute)
 	return s
 }
@@ -61,26 +66,17 @@ func (s *server) handle(pattern string, h func(*recorder, *http.Request)) {
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := newRecorder(w, s.cfg.now())
-	// A fresh write deadline for every request. It is renewed at the end,
-	// so the last bytes, which net/http writes after the handler, cannot
-	// block for ever either; net/http lifts it before the connection
-	// serves its next request, which may be another handler's.
-	rec.stall = s.cfg.writeStall
-	rec.extend(true)
-	defer rec.extend(true)
-	if r.ContentLength != 0 && r.Body != http.NoBody {
-		// The body deadline holds for every request with a body, also one
-		// refused before its body is read (a wrong token, no such route):
-		// net/http reads what is left of it after the handler, and a client
-		// sending it slowly must not hold the connection for ever.
-		// readBody renews it and lifts it once a body is in.
-		_ = rec.rc.SetReadDeadline(time.Now().Add(s.cfg.bodyTimeout))
+	m := s.mountFor(r.URL.Path)
+	refused := s.auth != nil && r.URL.Path != "/healthz" && !s.auth.allows(r)
+	if m == nil || refused {
+		// What the front door answers itself gets its limits; a mount
+		// keeps its own.
+		s.limit(rec, r)
+		defer rec.extend(true)
 	}
 	switch {
-	case s.auth != nil && r.URL.Path != "/healthz" && !s.auth.allows(r):
-		rec.Header().Set("WWW-Authenticate", `Bearer realm="axon"`)
-		writeError(rec, dialectFor(r.URL.Path), &wireError{kind: kindUnauthorized, code: "invalid_api_key",
-			message: "missing or wrong axon token: send it as \"Authorization: Bearer <token>\" or \"x-api-key: <token>\""})
+	case refused:
+		s.refuse(rec, r, m)
 	default:
 		s.mux.ServeHTTP(rec, r)
 	}
@@ -92,6 +88,49 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.cfg.observer.ObserveRequest(rec.rec)
 	}
+}
+
+// limit puts the front door's deadlines on a request it answers itself.
+func (s *server) limit(rec *recorder, r *http.Request) {
+	// A fresh write deadline for every request. The caller renews it at the
+	// end, so the last bytes, which net/http writes after the handler,
+	// cannot block for ever either; net/http lifts it before the connection
+	// serves its next request, which may be a mount's.
+	rec.stall = s.cfg.writeStall
+	rec.extend(true)
+	if r.ContentLength != 0 && r.Body != http.NoBody {
+		// The body deadline holds for every request with a body, also one
+		// refused before its body is read (a wrong token, no such route):
+		// net/http reads what is left of it after the handler, and a client
+		// sending it slowly must not hold the connection for ever.
+		// readBody renews it and lifts it once a body is in.
+		_ = rec.rc.SetReadDeadline(time.Now().Add(s.cfg.bodyTimeout))
+	}
+}
+
+// mountFor is the mount that serves path, nil for the front door's own.
+func (s *server) mountFor(path string) Mount {
+	for _, m := range s.cfg.mounts {
+		if path == m.prefix || strings.HasPrefix(path, m.prefix+"/") {
+			return m.m
+		}
+	}
+	return nil
+}
+
+// refuse answers a request without the token, in the error format of the
+// route it asked for: a mount's own, Anthropic's under /v1/messages,
+// OpenAI's elsewhere.
+func (s *server) refuse(w *recorder, r *http.Request, m Mount) {
+	const code = "invalid_api_key"
+	const message = "missing or wrong axon token: send it as \"Authorization: Bearer <token>\" or \"x-api-key: <token>\""
+	w.Header().Set("WWW-Authenticate", `Bearer realm="axon"`)
+	if m != nil {
+		w.rec.Code = code
+		m.Refuse(w, http.StatusUnauthorized, code, message)
+		return
+	}
+	writeError(w, dialectFor(r.URL.Path), &wireError{kind: kindUnauthorized, code: code, message: message})
 }
 
 // allowedMethod is the method a known path accepts, for 405 answers.
@@ -154,14 +193,14 @@ func (s *server) generate(d dialect) func(*recorder, *http.Request) {
 			return
 		}
 		w.rec.Model, w.rec.Stream = c.model, c.stream
-		model, werr := s.resolveModel(r.Context(), c.model)
-		if werr != nil {
-			writeError(w, d, werr)
+		target, ok := s.backend.Resolve(c.model)
+		if !ok {
+			writeError(w, d, unknownModel(c.model, s.backend.Models(r.Context())))
 			return
 		}
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
-		x := newExchange(s.cfg, w, d, c, model, r.Context(), cancel)
+		x := newExchange(s.cfg, w, d, c, target.Chain(), r.Context(), cancel)
 		if !s.admit.enterChain(x.chain) {
 			writeError(w, d, overloaded(fmt.Sprintf("chain %q is serving its limit of %d requests at once", x.chain, s.cfg.maxPerChain), s.cfg.retryAfter))
 			return
@@ -169,7 +208,7 @@ func (s *server) generate(d dialect) func(*recorder, *http.Request) {
 		defer s.admit.leaveChain(x.chain)
 		stop := context.AfterFunc(s.cfg.shutdown, x.shutdown)
 		defer stop()
-		ans, err := s.backend.Generate(ctx, model, c.req, x)
+		ans, err := target.Generate(ctx, c.req, x, x.commit)
 		x.finish(ans, err)
 	}
 }
@@ -274,7 +313,13 @@ func (w *recorder) Write(p []byte) (int, error) {
 // flush sends what was written so far to the client now.
 func (w *recorder) flush() error { return w.rc.Flush() }
 
+// Flush implements http.Flusher, for a mount's event streams.
+func (w *recorder) Flush() { _ = w.flush() }
+
 // Unwrap lets http.ResponseController reach the server's writer.
 func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-var _ http.ResponseWriter = (*recorder)(nil)
+var (
+	_ http.ResponseWriter = (*recorder)(nil)
+	_ http.Flusher        = (*recorder)(nil)
+)

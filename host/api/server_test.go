@@ -27,7 +27,7 @@ func TestAuth(t *testing.T) {
 		method, path string
 		header       []string
 		status       int
-		shape        string // "openai" or "anthropic" error body, "" on success
+		shape        string // "openai", "anthropic" or "mount" error body, "" on success
 	}{
 		{"no token configured: open", "", "POST", "/v1/chat/completions", nil, 200, ""},
 		{"missing", "s3cret", "POST", "/v1/chat/completions", nil, 401, "openai"},
@@ -44,11 +44,15 @@ func TestAuth(t *testing.T) {
 		{"metrics need it", "s3cret", "GET", "/metrics", nil, 401, "openai"},
 		{"metrics", "s3cret", "GET", "/metrics", []string{"Authorization", "Bearer s3cret"}, 200, ""},
 		{"unknown routes are not revealed", "s3cret", "GET", "/v1/secret", nil, 401, "openai"},
+		{"a mount needs it", "s3cret", "GET", "/v1/things", nil, 401, "mount"},
+		{"below a mount too", "s3cret", "POST", "/v1/things/1", []string{"x-api-key", "nope"}, 401, "mount"},
+		{"a mount", "s3cret", "GET", "/v1/things/1", []string{"Authorization", "Bearer s3cret"}, 200, ""},
+		{"a mount, no token configured", "", "GET", "/v1/things", nil, 200, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newServer(t, &fakeBackend{events: okEvents}, WithToken(tt.token), WithMetrics(metrics))
+			srv := newServer(t, &fakeBackend{events: okEvents}, WithToken(tt.token), WithMetrics(metrics), WithMount("/v1/things", newTestMount()))
 			body := openaiAsk
 			if tt.path == "/v1/messages" {
 				body = anthropicAsk
@@ -74,6 +78,8 @@ func TestAuth(t *testing.T) {
 				sameJSON(t, got, `{"error":{"message":"missing or wrong axon token: send it as \"Authorization: Bearer <token>\" or \"x-api-key: <token>\"","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)
 			case "anthropic":
 				sameJSON(t, got, `{"type":"error","error":{"type":"authentication_error","message":"missing or wrong axon token: send it as \"Authorization: Bearer <token>\" or \"x-api-key: <token>\""}}`)
+			case "mount":
+				sameJSON(t, got, `{"mount_error":{"status":401,"code":"invalid_api_key","message":"missing or wrong axon token: send it as \"Authorization: Bearer <token>\" or \"x-api-key: <token>\""}}`)
 			}
 			if tt.status == 401 && resp.Header.Get("WWW-Authenticate") == "" {
 				t.Error("401 without WWW-Authenticate")
@@ -93,8 +99,8 @@ func TestStreamHeadersAndFlush(t *testing.T) {
 		t.Run(format.path, func(t *testing.T) {
 			t.Parallel()
 			release := make(chan struct{})
-			b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
-				out.(Announcer).Announce(Answer{Provider: "glm", Model: "glm-4.6", Chain: "default/glm", Trail: "glm#1"})
+			b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
+				commit(Answer{Provider: "glm", Model: "glm-4.6", Chain: "default/glm", Trail: "glm#1"})
 				if err := out.Send(ctx, text("Hel")); err != nil {
 					return nil, err
 				}
@@ -154,22 +160,20 @@ func TestModelSelection(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		opts     []Option
 		model    string
 		status   int
 		backend  string // the model the backend was asked for
 		errorMsg string
 	}{
-		{"a chain", nil, "default", 200, "default", ""},
-		{"a pin", nil, "default/ollama", 200, "default/ollama", ""},
-		{"unknown", nil, "gpt-4o", 404, "", `model \"gpt-4o\" does not exist here; available: default, default/glm, default/ollama (GET /v1/models lists them)`},
-		{"unknown with a fallback model", []Option{WithFallbackModel("default")}, "claude-sonnet-4-5", 200, "default", ""},
+		{"a chain", "default", 200, "default", ""},
+		{"a pin", "default/ollama", 200, "default/ollama", ""},
+		{"unknown", "gpt-4o", 404, "", `model \"gpt-4o\" does not exist here; available: default, default/glm, default/ollama (GET /v1/models lists them)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := &fakeBackend{events: okEvents}
-			srv := newServer(t, b, tt.opts...)
+			srv := newServer(t, b)
 			resp := post(t, srv, "/v1/chat/completions", `{"model":"`+tt.model+`","messages":[{"role":"user","content":"hi"}]}`)
 			body := readAll(t, resp.Body)
 			if resp.StatusCode != tt.status {
@@ -239,7 +243,7 @@ func TestRequestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newServer(t, &fakeBackend{events: okEvents}, WithMaxBodyBytes(128))
+			srv := newServer(t, &fakeBackend{events: okEvents}, withMaxBodyBytes(128))
 			var r interface{ Read([]byte) (int, error) } = strings.NewReader(tt.body)
 			if tt.chunked {
 				r = struct{ *strings.Reader }{strings.NewReader(tt.body)} // hides Len: no Content-Length
@@ -318,7 +322,7 @@ func TestObserver(t *testing.T) {
 	obs := &recorderObserver{}
 	ans := &Answer{Provider: "glm", Chain: "default"}
 	srv := newServer(t, &fakeBackend{events: []sdk.Event{start("glm-4.6"), text("a"), text("b"), finish(sdk.FinishStop)}, answer: ans},
-		WithObserver(obs), WithClock(tickingClock()))
+		WithObserver(obs), withClock(tickingClock()))
 
 	resp := post(t, srv, "/v1/messages", `{"model":"default","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	readAll(t, resp.Body)
@@ -347,7 +351,7 @@ func TestObserver(t *testing.T) {
 func TestClientGoneStopsBackend(t *testing.T) {
 	t.Parallel()
 	returned := make(chan error, 1)
-	b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+	b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
 		for {
 			if err := out.Send(ctx, text("token ")); err != nil {
 				returned <- err

@@ -16,7 +16,8 @@ import (
 // then waits for its context to end, as a chain does while a provider
 // thinks.
 func untilCanceled(started chan<- struct{}, events ...sdk.Event) *fakeBackend {
-	return &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+	return &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
+		commit(Answer{Provider: "glm"})
 		for _, ev := range events {
 			if err := out.Send(ctx, ev); err != nil {
 				return nil, err
@@ -24,7 +25,7 @@ func untilCanceled(started chan<- struct{}, events ...sdk.Event) *fakeBackend {
 		}
 		started <- struct{}{}
 		<-ctx.Done()
-		return &Answer{Provider: "glm"}, &CommittedError{Err: ctx.Err()}
+		return &Answer{Provider: "glm"}, ctx.Err()
 	}}
 }
 
@@ -150,7 +151,8 @@ func TestClientGoneOutcome(t *testing.T) {
 			t.Parallel()
 			sendErr := make(chan error, 1)
 			started := make(chan struct{}, 1)
-			b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink) (*Answer, error) {
+			b := &fakeBackend{gen: func(ctx context.Context, _ string, _ *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
+				commit(Answer{Provider: "glm"})
 				if err := out.Send(ctx, text("token")); err != nil {
 					return nil, err
 				}
@@ -158,7 +160,7 @@ func TestClientGoneOutcome(t *testing.T) {
 				<-ctx.Done()
 				err := out.Send(ctx, text("token"))
 				sendErr <- err
-				return &Answer{Provider: "glm"}, &CommittedError{Err: sdk.Transientf("the provider broke off")}
+				return &Answer{Provider: "glm"}, sdk.Transientf("the provider broke off")
 			}}
 			obs := make(chanObserver, 1)
 			srv := newServer(t, b, WithObserver(obs))

@@ -12,6 +12,8 @@ import (
 // turn checks and records the canonical events of one answer: what both
 // wire formats need to know at the end (model, usage, finish, number of tool
 // calls) and, for a whole (non-streamed) response, the content itself.
+// Whether the stream is whole (a finish, last, and only on success) is the
+// Target's guarantee (host/chain's), not checked again here.
 //
 // A whole answer is accumulated in linear time: the part still taking
 // deltas grows in a strings.Builder and becomes a Part only when the next
@@ -25,7 +27,6 @@ type turn struct {
 	usage    sdk.Usage
 	hasUsage bool
 	finish   sdk.FinishReason
-	finished bool
 	calls    int        // tool calls so far: the next call's wire index
 	parts    []sdk.Part // the finished parts (Text, Reasoning, ToolCall), in order, when keepParts
 	tail     tailKind   // the kind of the part still taking deltas
@@ -48,9 +49,6 @@ const (
 // Index of its arrival order, so indices are distinct and dense (0, 1, ...)
 // whatever the backend numbered.
 func (t *turn) add(ev sdk.Event) (sdk.Event, error) {
-	if t.finished {
-		return ev, sdk.Permanentf("event %q after the finish event", ev.Type)
-	}
 	switch ev.Type {
 	case sdk.EventStart:
 		if ev.Model != "" {
@@ -61,7 +59,7 @@ func (t *turn) add(ev sdk.Event) (sdk.Event, error) {
 			t.mergeUsage(ev.Usage)
 		}
 	case sdk.EventFinish:
-		t.finished, t.finish = true, ev.Finish
+		t.finish = ev.Finish
 	case sdk.EventTextDelta:
 		if t.keepParts && ev.Text != "" {
 			if err := t.keep(len(ev.Text)); err != nil {
@@ -223,10 +221,4 @@ func (t *turn) finishReason() sdk.FinishReason {
 		return sdk.FinishStop
 	}
 	return t.finish
-}
-
-// noFinishError is the failure of a Generate that returned nil without
-// sending a finish event: the answer may be cut short, so it is no success.
-func noFinishError() *sdk.Error {
-	return &sdk.Error{Class: sdk.ClassTransient, Code: "incomplete_stream", Message: "the answer ended without a finish event"}
 }

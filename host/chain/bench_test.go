@@ -69,7 +69,7 @@ func BenchmarkRun(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := c.Run(ctx, req, discard); err != nil {
+		if _, err := c.Run(ctx, req, discard, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -85,7 +85,7 @@ func BenchmarkRunFallback(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := c.Run(ctx, req, discard); err != nil {
+		if _, err := c.Run(ctx, req, discard, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -40,12 +40,14 @@ type Hop struct {
 	FirstToken, Idle time.Duration
 }
 
-// CommitListener is implemented by an out sink that wants to know which hop
-// answers before that hop's first content reaches it: the front door sets
-// its x-axon-provider header from it. Commit runs on the provider's
-// goroutine, once per Run at most; trail holds the attempts before this one.
-type CommitListener interface {
-	Commit(provider, model string, trail Trail)
+// Commit names the hop whose answer is about to reach the client. Run
+// passes it to its commit callback once at most, on the provider's
+// goroutine, just before that hop's first content event goes to out: the
+// front door names the provider in a stream's headers from it.
+type Commit struct {
+	Provider string
+	Model    string // what the hop's EventStart reported, else Hop.Model
+	Trail    Trail  // the attempts before this one
 }
 
 // Chain is an ordered list of hops tried one at a time. A Chain is not
@@ -92,13 +94,18 @@ func (c *Chain) Validate() error {
 
 // Run sends req through the chain and streams the answer of the first hop
 // that succeeds into out. Each attempt gets its own deep copy of req; req
-// itself is never modified.
+// itself is never modified. commit, when not nil, is told which hop answers
+// just before its first content reaches out (see Commit); it must not
+// block.
+//
+// On success the last event sent to out is EventFinish, and nothing is sent
+// to out after it or after Run returns.
 //
 // On failure the error is an *ExhaustedError (no answer, nothing sent to
 // out), a *CommittedError (the answer broke off after content reached
 // out), or the caller's context error wrapped (ctx ended before anything
 // reached out). The returned Result is never nil.
-func (c *Chain) Run(ctx context.Context, req *sdk.Request, out sdk.Sink) (*Result, error) {
+func (c *Chain) Run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Commit)) (*Result, error) {
 	res := &Result{Chain: c.Name}
 	if err := c.Validate(); err != nil {
 		return res, err
@@ -106,14 +113,14 @@ func (c *Chain) Run(ctx context.Context, req *sdk.Request, out sdk.Sink) (*Resul
 	if c.Observer != nil {
 		c.Observer.OnTurnStart(c.Name)
 	}
-	err := c.run(ctx, req, out, res)
+	err := c.run(ctx, req, out, commit, res)
 	if c.Observer != nil {
 		c.Observer.OnTurnEnd(c.Name, res, err)
 	}
 	return res, err
 }
 
-func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, res *Result) error {
+func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) error {
 	p := c.Policy.withDefaults()
 	clk := c.Clock
 	if clk == nil {
@@ -127,7 +134,7 @@ func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, res *Re
 			c.record(res, Attempt{Provider: hop.Name, Outcome: OutcomeSkip})
 			continue
 		}
-		done, err := c.runHop(ctx, p, clk, hop, req, out, res)
+		done, err := c.runHop(ctx, p, clk, hop, req, out, commit, res)
 		if done {
 			return err
 		}
@@ -142,7 +149,7 @@ func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, res *Re
 // runHop tries hop, retrying transient failures as p allows. done reports
 // that Run is over with err (nil: the hop answered); otherwise err is the
 // hop's last failure and the chain moves on.
-func (c *Chain) runHop(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.Request, out sdk.Sink, res *Result) (done bool, err error) {
+func (c *Chain) runHop(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) (done bool, err error) {
 	var wait time.Duration
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
@@ -153,7 +160,7 @@ func (c *Chain) runHop(ctx context.Context, p Policy, clk Clock, hop Hop, req *s
 				return true, fmt.Errorf("chain %q: %w", c.Name, err)
 			}
 		}
-		r := c.try(ctx, p, clk, hop, req, out, res)
+		r := c.try(ctx, p, clk, hop, req, out, commit, res)
 		a := r.attempt
 		a.Attempt, a.Wait = n, wait
 		switch {
@@ -205,7 +212,7 @@ type tried struct {
 
 // try runs one attempt of hop. On success, or once content has reached the
 // client, it fills res with the hop's answer.
-func (c *Chain) try(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.Request, out sdk.Sink, res *Result) tried {
+func (c *Chain) try(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) tried {
 	hctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if hop.FirstToken != 0 {
@@ -215,14 +222,13 @@ func (c *Chain) try(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.
 		p.Idle = hop.Idle
 	}
 	s := &hopStream{ctx: ctx, out: out, clock: clk, policy: p, cancel: cancel}
-	listener, _ := out.(CommitListener)
-	if obs := c.Observer; obs != nil || listener != nil {
+	if obs := c.Observer; obs != nil || commit != nil {
 		s.onCommit = func() {
 			if obs != nil {
 				obs.OnFirstContent(c.Name, hop.Name)
 			}
-			if listener != nil {
-				listener.Commit(hop.Name, cmp.Or(s.model, hop.Model), slices.Clone(res.Trail))
+			if commit != nil {
+				commit(Commit{Provider: hop.Name, Model: cmp.Or(s.model, hop.Model), Trail: slices.Clone(res.Trail)})
 			}
 		}
 	}

@@ -77,7 +77,7 @@ func TestRunGivesEachAttemptAFreshRequest(t *testing.T) {
 		{Name: "ollama", Provider: ollama, Model: "qwen2.5:3b"},
 	}}
 	req := fullRequest()
-	if _, err := c.Run(context.Background(), req, &recorder{}); err != nil {
+	if _, err := c.Run(context.Background(), req, &recorder{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(fullRequest(), req); diff != "" {

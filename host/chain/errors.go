@@ -95,7 +95,3 @@ func afterFinishError() *sdk.Error {
 func unclassified(err error) error {
 	return fmt.Errorf("%w: %w", &sdk.Error{Class: sdk.ClassPermanent, Code: CodeUnclassified, Message: "provider failed without an error class"}, err)
 }
-
-// Committed marks the failure as one after content reached the client; the
-// front door recognises it through interface{ Committed() bool }.
-func (e *CommittedError) Committed() bool { return true }

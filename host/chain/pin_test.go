@@ -42,7 +42,7 @@ func TestPin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pinned.Run(context.Background(), userRequest("hi"), &recorder{})
+	res, err := pinned.Run(context.Background(), userRequest("hi"), &recorder{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func (tc runCase) run(t *testing.T) (*Result, error, map[string]*scripted) {
 		c.Hops = append(c.Hops, Hop{Name: h.name, Provider: p, Model: h.name + "-model", ContextWindow: h.window})
 	}
 
-	res, err := c.Run(context.Background(), userRequest("hello"), client)
+	res, err := c.Run(context.Background(), userRequest("hello"), client, nil)
 
 	if res == nil {
 		t.Fatal("Run returned a nil Result")
@@ -335,7 +335,7 @@ func TestExhaustedErrorRetryAfter(t *testing.T) {
 		{Name: "b", Provider: &scripted{t: t, name: "b", calls: [][]step{{fail(classErr(sdk.ClassTransient, 503, 0))}}}},
 		{Name: "c", Provider: &scripted{t: t, name: "c", calls: [][]step{{fail(classErr(sdk.ClassTransient, 429, 5*time.Second))}}}},
 	}}
-	_, err := c.Run(context.Background(), userRequest("hi"), &recorder{})
+	_, err := c.Run(context.Background(), userRequest("hi"), &recorder{}, nil)
 	var ee *ExhaustedError
 	if !errors.As(err, &ee) {
 		t.Fatalf("err = %v, want *ExhaustedError", err)
@@ -367,7 +367,7 @@ func TestRunRejectsInvalidChain(t *testing.T) {
 			if err := c.Validate(); err == nil {
 				t.Error("Validate() = nil, want an error")
 			}
-			res, err := c.Run(context.Background(), userRequest("hi"), &recorder{})
+			res, err := c.Run(context.Background(), userRequest("hi"), &recorder{}, nil)
 			if err == nil || res == nil || len(res.Trail) != 0 {
 				t.Errorf("Run() = %+v, %v; want an empty result and an error", res, err)
 			}

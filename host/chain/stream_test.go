@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -189,7 +190,7 @@ func TestRunObserverOrder(t *testing.T) {
 			{Name: "ollama", Provider: &scripted{t: t, name: "ollama", calls: [][]step{answer("qwen2.5:3b", "hi")}}},
 		},
 	}
-	if _, err := c.Run(context.Background(), userRequest("hi"), &recorder{log: log}); err != nil {
+	if _, err := c.Run(context.Background(), userRequest("hi"), &recorder{log: log}, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -208,6 +209,77 @@ func TestRunObserverOrder(t *testing.T) {
 	}
 }
 
+// TestRunCommitCallback: the commit callback names the answering hop once,
+// after the observer's OnFirstContent and before its first content reaches
+// the client, with the model its EventStart reported (else the hop's) and
+// the trail of the attempts before it; a hop that fails before content, and
+// an answer without content, never commit.
+func TestRunCommitCallback(t *testing.T) {
+	t.Parallel()
+	overloaded := fail(classErr(sdk.ClassTransient, 503, 0))
+	tests := []struct {
+		name  string
+		hops  []Hop
+		want  []string
+		fails bool
+	}{{
+		name: "the hop that answers, after a fallback",
+		hops: []Hop{
+			{Name: "glm", Model: "glm-4.6", Provider: &scripted{t: t, name: "glm", calls: [][]step{{start("glm-4.6"), overloaded}}}},
+			{Name: "ollama", Model: "qwen2.5", Provider: &scripted{t: t, name: "ollama", calls: [][]step{answer("qwen2.5:3b", "hi")}}},
+		},
+		want: []string{
+			"first content default ollama",
+			`commit ollama "qwen2.5:3b" trail="glm#1 fallback transient/503 t=0ms"`,
+			"client start",
+			"client text_delta",
+			"client usage",
+			"client finish",
+		},
+	}, {
+		name: "no EventStart: the hop's own model",
+		hops: []Hop{{Name: "glm", Model: "glm-4.6", Provider: &scripted{t: t, name: "glm", calls: [][]step{{text("hi"), overloaded}}}}},
+		want: []string{
+			"first content default glm",
+			`commit glm "glm-4.6" trail=""`,
+			"client text_delta",
+		},
+		fails: true,
+	}, {
+		name: "an answer without content",
+		hops: []Hop{{Name: "glm", Provider: &scripted{t: t, name: "glm", calls: [][]step{{start("glm-4.6"), finish(sdk.FinishStop)}}}}},
+		want: []string{"client start", "client finish"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			log := &eventLog{}
+			w := &watcher{log: &eventLog{}}
+			c := &Chain{Name: "default", Clock: newFakeClock(), Policy: Policy{Attempts: 1}, Observer: firstContentTo{w, log}, Hops: tt.hops}
+			commit := func(cm Commit) {
+				log.add(fmt.Sprintf("commit %s %q trail=%q", cm.Provider, cm.Model, cm.Trail.String()))
+			}
+			_, err := c.Run(context.Background(), userRequest("hi"), &recorder{log: log}, commit)
+			if (err != nil) != tt.fails {
+				t.Fatalf("Run: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, log.get()); diff != "" {
+				t.Errorf("commit and client order (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// firstContentTo logs only OnFirstContent to log, the rest to its watcher.
+type firstContentTo struct {
+	*watcher
+	log *eventLog
+}
+
+func (f firstContentTo) OnFirstContent(chain, provider string) {
+	f.log.add("first content " + chain + " " + provider)
+}
+
 // TestRunRefusesLateEvents: a provider goroutine that outlives its failed
 // call cannot write into the answer of the hop that replaced it.
 func TestRunRefusesLateEvents(t *testing.T) {
@@ -218,7 +290,7 @@ func TestRunRefusesLateEvents(t *testing.T) {
 		{Name: "ollama", Provider: &scripted{t: t, name: "ollama", calls: [][]step{answer("qwen2.5:3b", "hi")}}},
 	}}
 	client := &recorder{}
-	if _, err := c.Run(context.Background(), userRequest("hi"), client); err != nil {
+	if _, err := c.Run(context.Background(), userRequest("hi"), client, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := glm.sinks[0].Send(context.Background(), sdk.Event{Type: sdk.EventTextDelta, Text: "late"}); err == nil {

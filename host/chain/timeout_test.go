@@ -181,7 +181,7 @@ func TestRunTimeoutsRealClock(t *testing.T) {
 			glm := &scripted{t: t, name: "glm", calls: [][]step{tc.glm}}
 			ollama := &scripted{t: t, name: "ollama", calls: [][]step{answer("qwen2.5:3b", "hi")}}
 			c := &Chain{Name: "default", Policy: tc.policy, Hops: []Hop{{Name: "glm", Provider: glm}, {Name: "ollama", Provider: ollama}}}
-			res, err := c.Run(context.Background(), userRequest("hi"), &recorder{})
+			res, err := c.Run(context.Background(), userRequest("hi"), &recorder{}, nil)
 			if got := kindOf(err); got != tc.wantErr {
 				t.Fatalf("err = %v, want %s", err, tc.wantErr)
 			}
@@ -263,7 +263,7 @@ func TestRunCallerCancel(t *testing.T) {
 				w.onHop = tc.onHop(cancel)
 			}
 			c := &Chain{Name: "default", Clock: clk, Observer: w, Hops: []Hop{{Name: "glm", Provider: glm}, {Name: "ollama", Provider: ollama}}}
-			res, err := c.Run(ctx, userRequest("hi"), &recorder{})
+			res, err := c.Run(ctx, userRequest("hi"), &recorder{}, nil)
 			if got := kindOf(err); got != tc.wantErr || !errors.Is(err, context.Canceled) {
 				t.Errorf("err = %v, want %s wrapping context.Canceled", err, tc.wantErr)
 			}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/axonhq/axon/host/daemon"
 	"github.com/axonhq/axon/host/chain"
+	"github.com/axonhq/axon/host/daemon"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -56,7 +56,7 @@ func (g *globals) ask(ctx context.Context, chainName string, verbose bool, promp
 	}
 	req := &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: prompt}}}}}
 	out := &terminalSink{g: g}
-	res, err := ch.Run(ctx, req, out)
+	res, err := ch.Run(ctx, req, out, nil)
 	if out.wrote {
 		fmt.Fprintln(g.stdout)
 	}

@@ -94,7 +94,7 @@ func (g *globals) runSession(ctx context.Context, f runFlags, prompt string) err
 		return err
 	}
 	defer b.Close()
-	m, err := session.New(sessionOptions(cfg, b, logger))
+	m, err := b.NewSessions()
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (g *globals) runSession(ctx context.Context, f runFlags, prompt string) err
 		// SIGINT or SIGTERM: seal the run interrupted, as axon serve does.
 		fmt.Fprintln(g.stderr, "axon: stopping: the run is sealed as interrupted")
 		m.Shutdown(context.Background())
-		if info := lastRunOf(sessionsDir(cfg), adm.SessionID, adm.RunID); info != nil {
+		if info := lastRunOf(daemon.SessionsDir(cfg), adm.SessionID, adm.RunID); info != nil {
 			p.reportEnd(info.Reason, info.IndeterminateToolCalls)
 		}
 		return exitCode(exitRunInterrupted)

@@ -1,28 +1,16 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/axonhq/axon/hcl/config"
 	"github.com/axonhq/axon/host/daemon"
 	"github.com/axonhq/axon/host/session"
-	"github.com/axonhq/axon/host/supervisor"
-)
-
-// The broker is what the session loop runs on: its chains, its tool plugins.
-var (
-	_ session.Chains = (*daemon.Daemon)(nil)
-	_ session.Tool   = (*supervisor.Instance)(nil)
 )
 
 func newSessions(g *globals) *cobra.Command {
@@ -45,7 +33,7 @@ func (g *globals) sessions(asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	list, err := session.List(sessionsDir(cfg))
+	list, err := session.List(daemon.SessionsDir(cfg))
 	if err != nil {
 		return err
 	}
@@ -58,7 +46,7 @@ func (g *globals) sessions(asJSON bool) error {
 		return enc.Encode(list)
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(g.stdout, "no sessions in %s\n", sessionsDir(cfg))
+		fmt.Fprintf(g.stdout, "no sessions in %s\n", daemon.SessionsDir(cfg))
 		return nil
 	}
 	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
@@ -98,54 +86,4 @@ func runState(r *session.RunInfo) string {
 		return "paused: " + string(r.PauseReason)
 	}
 	return "running"
-}
-
-func sessionsDir(cfg *config.Config) string { return filepath.Join(cfg.Axon.StateDir, "sessions") }
-
-// sessionOptions wires the session loop to a broker: its chains, its tool
-// blocks, the vault's recall tool and the providers' prices.
-func sessionOptions(cfg *config.Config, b *daemon.Daemon, logger hclog.Logger) session.Options {
-	tools := map[string]session.Tool{}
-	for name, in := range b.Tools() {
-		tools[name] = in
-	}
-	if cfg.Vault != nil {
-		if _, taken := tools[session.RecallBlock]; taken {
-			logger.Warn("a tool block is named \"recall\": the vault's recall tool is not offered")
-		} else {
-			tools[session.RecallBlock] = session.NewRecall(cfg.Vault.Dir)
-		}
-	}
-	prices := map[string]session.Price{}
-	for _, p := range cfg.Providers {
-		prices[p.Name] = session.Price{
-			InputPerMTok: p.Pricing.InputPerMTok, OutputPerMTok: p.Pricing.OutputPerMTok,
-			CacheReadPerMTok: p.Pricing.CacheReadPerMTok, CacheWritePerMTok: p.Pricing.CacheWritePerMTok,
-		}
-	}
-	return session.Options{Dir: sessionsDir(cfg), Chains: b, Tools: tools, Prices: prices, Logger: logger}
-}
-
-// startSessions opens the session manager of `axon serve`: it rebuilds
-// the projections and resumes the runs a crash left open.
-func startSessions(ctx context.Context, cfg *config.Config, b *daemon.Daemon, logger hclog.Logger) (*session.Manager, error) {
-	m, err := session.New(sessionOptions(cfg, b, logger))
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Start(ctx); err != nil {
-		m.Shutdown(context.Background())
-		return nil, fmt.Errorf("sessions: %w", err)
-	}
-	return m, nil
-}
-
-// mountSessions routes /v1/sessions to the sessions API and everything else
-// to the front door.
-func mountSessions(front, sessions http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/v1/sessions", sessions)
-	mux.Handle("/v1/sessions/", sessions)
-	mux.Handle("/", front)
-	return mux
 }

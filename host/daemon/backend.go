@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 
 	"github.com/axonhq/axon/host/api"
 	"github.com/axonhq/axon/host/chain"
@@ -11,28 +10,18 @@ import (
 
 var _ api.Backend = (*Daemon)(nil)
 
-// Generate runs req on the chain model names and streams the answer into
-// out. The Answer is returned on failure too: it carries the trail.
-func (b *Daemon) Generate(ctx context.Context, model string, req *sdk.Request, out sdk.Sink) (*api.Answer, error) {
+// Resolve returns the chain, or the pin, a request's model names.
+func (b *Daemon) Resolve(model string) (api.Target, bool) {
 	ch, err := b.Chain(model)
 	if err != nil {
-		if errors.Is(err, chain.ErrNoSuchHop) {
-			err = &sdk.Error{Class: sdk.ClassPermanent, Code: "model_not_found", Message: err.Error()}
-		}
-		return &api.Answer{}, err
+		return nil, false
 	}
-	if a, ok := out.(api.Announcer); ok {
-		out = &announcingSink{Sink: out, announcer: a, chain: ch.Name}
-	}
-	res, err := ch.Run(ctx, req, out)
-	ans := &api.Answer{Chain: ch.Name}
-	if res != nil {
-		ans.Provider, ans.Model, ans.Trail = res.Provider, res.Model, res.Trail.String()
-	}
-	return ans, err
+	base, _, _ := chain.SplitPinned(model)
+	return route{ch: ch, base: base}, true
 }
 
-// Models lists every chain and every CHAIN/PROVIDER pin.
+// Models lists every chain and every CHAIN/PROVIDER pin, from the
+// configuration: no plugin is asked (see docs/decisions.md, 2026-12-02).
 func (b *Daemon) Models(context.Context) []api.ModelInfo {
 	var out []api.ModelInfo
 	for _, name := range b.order {
@@ -45,16 +34,23 @@ func (b *Daemon) Models(context.Context) []api.ModelInfo {
 	return out
 }
 
-// announcingSink tells the front door which provider answers just before
-// its first content goes out, so the x-axon-* headers are right on streams.
-type announcingSink struct {
-	sdk.Sink
-	announcer api.Announcer
-	chain     string
+// route is one resolved model name: ch runs it, base is the chain it
+// belongs to (ch's own name, or the chain a pin was cut from).
+type route struct {
+	ch   *chain.Chain
+	base string
 }
 
-var _ chain.CommitListener = (*announcingSink)(nil)
+var _ api.Target = route{}
 
-func (s *announcingSink) Commit(provider, model string, trail chain.Trail) {
-	s.announcer.Announce(api.Answer{Chain: s.chain, Provider: provider, Model: model, Trail: trail.String()})
+func (t route) Chain() string { return t.base }
+
+// Generate runs req on the chain and streams the answer into out; commit
+// learns which provider answers just before its first content goes out.
+// The Answer is returned on failure too: it carries the trail.
+func (t route) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(api.Answer)) (*api.Answer, error) {
+	res, err := t.ch.Run(ctx, req, out, func(c chain.Commit) {
+		commit(api.Answer{Chain: t.ch.Name, Provider: c.Provider, Model: c.Model, Trail: c.Trail.String()})
+	})
+	return &api.Answer{Chain: t.ch.Name, Provider: res.Provider, Model: res.Model, Trail: res.Trail.String()}, err
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,22 +14,29 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/hcl/config"
-	"github.com/axonhq/axon/host/api"
 	"github.com/axonhq/axon/host/internal/logbuf"
 )
 
 // rig is a whole axon: config, broker with real plugin subprocesses, and
-// the front door on an httptest server.
+// its FrontDoor (sessions and metrics included) on an httptest server.
 type rig struct {
 	t      testing.TB
 	broker *Daemon
+	front  *FrontDoor
 	door   *httptest.Server
 	logs   *logbuf.Buffer
 }
 
-// newRig loads hclText (with %s replaced by a fresh state dir) and starts
-// everything; it is all torn down when the test ends.
+// newRig loads hclText (after an axon block with a fresh state dir and the
+// test plugins) and starts everything; it is all torn down when the test
+// ends.
 func newRig(t testing.TB, hclText string, opts Options) *rig {
+	t.Helper()
+	return newRigWithToken(t, hclText, "", opts)
+}
+
+// newRigWithToken is newRig with a front door that requires token.
+func newRigWithToken(t testing.TB, hclText, token string, opts Options) *rig {
 	t.Helper()
 	text := fmt.Sprintf("axon {\n  state_dir = %q\n  plugin_dir = %q\n}\n", t.TempDir(), binDir) + hclText
 	loader := config.NewLoader(config.Options{HomeDir: t.TempDir(), ExecutableDir: binDir})
@@ -40,18 +48,15 @@ func newRig(t testing.TB, hclText string, opts Options) *rig {
 	}
 	logs := &logbuf.Buffer{}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "axon", Output: logs, Level: hclog.Trace}) // every level: a secret must be in none
-	if opts.Metrics == nil {
-		opts.Metrics = NewMetrics()
-	}
-	b, err := New(cfg, nil, logger, opts)
+	front, err := NewFrontDoor(context.Background(), cfg, nil, logger, token, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	door := httptest.NewServer(api.New(b, api.WithMetrics(opts.Metrics.Handler()), api.WithObserver(opts.Metrics)))
-	r := &rig{t: t, broker: b, door: door, logs: logs}
+	door := httptest.NewServer(front.Handler())
+	r := &rig{t: t, broker: front.daemon, front: front, door: door, logs: logs}
 	t.Cleanup(func() {
 		door.Close()
-		b.Close()
+		front.Close()
 		if t.Failed() {
 			t.Logf("host log:\n%s", logs)
 		}

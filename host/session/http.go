@@ -2,15 +2,12 @@ package session
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -18,20 +15,7 @@ import (
 type HandlerOption func(*handlerConfig)
 
 type handlerConfig struct {
-	token     *[sha256.Size]byte // nil: no authentication
 	heartbeat time.Duration
-}
-
-// WithToken requires every request to carry token, as "Authorization:
-// Bearer <token>" or "x-api-key: <token>", like the rest of the front door.
-// An empty token turns authentication off.
-func WithToken(token string) HandlerOption {
-	return func(c *handlerConfig) {
-		if token != "" {
-			h := sha256.Sum256([]byte(token))
-			c.token = &h
-		}
-	}
 }
 
 // WithHeartbeat sets how often an idle event stream gets an SSE comment,
@@ -60,12 +44,16 @@ const maxSendBody = 5 << 20
 //	GET  /v1/sessions/{id}/events         SSE: control lane from a cursor, plus display deltas
 //	POST /v1/sessions/{id}/cancel         cancel the open run
 //	POST /v1/sessions/{id}/resume         resume the paused run
-func (m *Manager) Handler(opts ...HandlerOption) http.Handler {
+//
+// It checks no token: `axon serve` mounts it inside the front door
+// (host/api), which checks the token of every route once and asks Refuse
+// for the refusal in this API's error format.
+func (m *Manager) Handler(opts ...HandlerOption) *Handler {
 	cfg := handlerConfig{heartbeat: 15 * time.Second}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	h := &handler{m: m, cfg: cfg, mux: http.NewServeMux()}
+	h := &Handler{m: m, cfg: cfg, mux: http.NewServeMux()}
 	h.mux.HandleFunc("POST /v1/sessions", h.send)
 	h.mux.HandleFunc("GET /v1/sessions", h.list)
 	h.mux.HandleFunc("GET /v1/sessions/{id}", h.session)
@@ -82,38 +70,22 @@ func (m *Manager) Handler(opts ...HandlerOption) http.Handler {
 	return h
 }
 
-var _ http.Handler = (*handler)(nil)
+var _ http.Handler = (*Handler)(nil)
 
-type handler struct {
+// Handler serves the sessions API (see Manager.Handler).
+type Handler struct {
 	m   *Manager
 	cfg handlerConfig
 	mux *http.ServeMux
 }
 
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.cfg.token != nil && !h.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="axon"`)
-		writeJSON(w, http.StatusUnauthorized, errorBody("invalid_api_key", "missing or wrong axon token: send it as \"Authorization: Bearer <token>\" or \"x-api-key: <token>\""))
-		return
-	}
-	h.mux.ServeHTTP(w, r)
-}
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
-// authorized compares the client's token with the configured one in
-// constant time, both hashed so neither content nor length leaks.
-func (h *handler) authorized(r *http.Request) bool {
-	match := func(got string) bool {
-		sum := sha256.Sum256([]byte(got))
-		return subtle.ConstantTimeCompare(sum[:], h.cfg.token[:]) == 1
-	}
-	ok := false
-	if v := r.Header.Get("Authorization"); len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
-		ok = match(strings.TrimSpace(v[7:]))
-	}
-	if v := r.Header.Get("x-api-key"); v != "" {
-		ok = match(v) || ok
-	}
-	return ok
+// Refuse answers a request the front door refused before handing it on (a
+// missing or wrong token) in this API's error format: {"error":{"type":
+// code, "message": message}}.
+func (h *Handler) Refuse(w http.ResponseWriter, status int, code, message string) {
+	writeJSON(w, status, errorBody(code, message))
 }
 
 // sendRequest is the body of POST /v1/sessions.
@@ -122,7 +94,7 @@ type sendRequest struct {
 	Params
 }
 
-func (h *handler) send(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) send(w http.ResponseWriter, r *http.Request) {
 	var req sendRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		writeError(w, err)
@@ -141,11 +113,11 @@ func (h *handler) send(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, adm)
 }
 
-func (h *handler) list(w http.ResponseWriter, _ *http.Request) {
+func (h *Handler) list(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"sessions": h.m.Sessions()})
 }
 
-func (h *handler) session(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
 	info, err := h.m.Session(r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
@@ -154,7 +126,7 @@ func (h *handler) session(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, info.summary())
 }
 
-func (h *handler) runs(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) runs(w http.ResponseWriter, r *http.Request) {
 	info, err := h.m.Session(r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
@@ -163,7 +135,7 @@ func (h *handler) runs(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"runs": info.Runs})
 }
 
-func (h *handler) run(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	info, err := h.m.Session(r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
@@ -178,7 +150,7 @@ func (h *handler) run(w http.ResponseWriter, r *http.Request) {
 	writeError(w, fmt.Errorf("%w: run %q", ErrNotFound, r.PathValue("run")))
 }
 
-func (h *handler) usage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) usage(w http.ResponseWriter, r *http.Request) {
 	info, err := h.m.Session(r.PathValue("id"))
 	if err != nil {
 		writeError(w, err)
@@ -196,7 +168,7 @@ const (
 	maxPage     = 1000
 )
 
-func (h *handler) transcript(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) transcript(w http.ResponseWriter, r *http.Request) {
 	after, err := ParseCursor(r.URL.Query().Get("after"))
 	if err != nil {
 		writeError(w, err)
@@ -222,12 +194,12 @@ type runRequest struct {
 	RunID string `json:"run_id,omitempty"`
 }
 
-func (h *handler) cancel(w http.ResponseWriter, r *http.Request) { h.onRun(w, r, h.m.Cancel) }
-func (h *handler) resume(w http.ResponseWriter, r *http.Request) { h.onRun(w, r, h.m.Resume) }
+func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) { h.onRun(w, r, h.m.Cancel) }
+func (h *Handler) resume(w http.ResponseWriter, r *http.Request) { h.onRun(w, r, h.m.Resume) }
 
 // onRun answers 202 once the run has been told: a cancelled run is sealed
 // at its next boundary, a resumed one goes on in the background.
-func (h *handler) onRun(w http.ResponseWriter, r *http.Request, do func(context.Context, string, string) (string, error)) {
+func (h *Handler) onRun(w http.ResponseWriter, r *http.Request, do func(context.Context, string, string) (string, error)) {
 	var req runRequest
 	if err := decodeBody(w, r, &req); err != nil && !errors.Is(err, errEmptyBody) {
 		writeError(w, err)

@@ -135,7 +135,7 @@ func (a *actor) modelStep(rn *runner, start RunStarted, n int, req *sdk.Request)
 		return a.finish(rn.id, &RunEnd{Reason: EndFailed, Error: &ErrorInfo{Code: "no_chain", Message: err.Error()}})
 	}
 	sink := &stepSink{display: a.lanes.show, runID: rn.id, step: n}
-	res, err := ch.Run(rn.ctx, req, sink)
+	res, err := ch.Run(rn.ctx, req, sink, nil)
 	if err != nil {
 		if _, stopped := rn.stopReason(); stopped {
 			return nil

@@ -19,7 +19,7 @@ import (
 // none, so a reconnect resumes after the last control event. display=false
 // leaves out the display lane; run=RUN ends the stream (with an "end"
 // event) once that run finishes or pauses.
-func (h *handler) events(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	raw := r.Header.Get("Last-Event-ID")
 	if raw == "" {

@@ -1,0 +1,122 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/axonhq/axon/hcl/config"
+	"github.com/axonhq/axon/host/api"
+	"github.com/axonhq/axon/host/session"
+)
+
+// The sessions API is mounted inside the front door.
+var _ api.Mount = (*session.Handler)(nil)
+
+// FrontDoor is everything `axon serve` serves, assembled in one place: a
+// Daemon with its metrics, its session manager, and the HTTP front door
+// (host/api) with the sessions API mounted at /v1/sessions and the metrics
+// at /metrics. One token check covers every route but /healthz, each route
+// refusing in its own error format, and the metrics count every request,
+// the sessions API's included.
+type FrontDoor struct {
+	daemon   *Daemon
+	sessions *session.Manager
+	server   *http.Server
+	drain    context.CancelFunc // ends the front door's responses still running
+	logger   hclog.Logger
+}
+
+// NewFrontDoor builds the daemon (no plugin starts yet) with its metrics,
+// starts its sessions (rebuilding their projections and resuming the runs
+// a crash left open) and builds the front door over both. token is what
+// every client must send, "" for none. opts tune the daemon as for New; a
+// nil Metrics is made here.
+func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, logger hclog.Logger, token string, opts Options) (*FrontDoor, error) {
+	if opts.Metrics == nil {
+		opts.Metrics = NewMetrics()
+	}
+	d, err := New(cfg, lock, logger, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range d.sup.Names() {
+		in, _ := d.sup.Instance(name)
+		logger.Info("plugin sandbox", "plugin", name, "sandbox", in.Layers().String())
+	}
+	sessions, err := d.NewSessions()
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	if err := sessions.Start(ctx); err != nil {
+		sessions.Shutdown(context.Background())
+		d.Close()
+		return nil, fmt.Errorf("sessions: %w", err)
+	}
+	draining, drain := context.WithCancel(context.Background())
+	// The front door's limits are api.Default*: HTTPServer puts the
+	// connection limits on the http.Server, New the rest on the handler.
+	handler := api.New(d,
+		api.WithToken(token),
+		api.WithMetrics(opts.Metrics.Handler()),
+		api.WithObserver(opts.Metrics),
+		api.WithShutdown(draining),
+		api.WithHealth(sessions.Health),
+		api.WithMount("/v1/sessions", sessions.Handler()),
+	)
+	return &FrontDoor{daemon: d, sessions: sessions, server: api.HTTPServer(handler), drain: drain, logger: logger}, nil
+}
+
+// Handler serves every route of the front door.
+func (f *FrontDoor) Handler() http.Handler { return f.server.Handler }
+
+// Serve answers on l until Shutdown or Close, then returns
+// http.ErrServerClosed.
+func (f *FrontDoor) Serve(l net.Listener) error { return f.server.Serve(l) }
+
+// Shutdown stops serving within grace. The sessions go first: admission
+// stops, tool calls finish within their own grace, the rest is sealed
+// interrupted and the event streams end. Then the front door stops
+// accepting and lets its requests finish until grace is over; the streams
+// still running then end with their format's in-band error (a whole
+// response with a 503 / 529) rather than a silent cut, and their
+// connections are closed once that has gone out, or after drainWait at the
+// latest. Call Close after it.
+func (f *FrontDoor) Shutdown(grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := f.sessions.Shutdown(ctx); err != nil {
+		f.logger.Warn("sessions did not stop cleanly", "error", err)
+	}
+	err := f.server.Shutdown(ctx)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		f.logger.Warn("requests still running after the grace; ending them with an error")
+		f.drain()
+		dctx, dcancel := context.WithTimeout(context.Background(), drainWait)
+		defer dcancel()
+		_ = f.server.Shutdown(dctx) // waits for the handlers to return; the listeners are closed already
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+// drainWait is how long the front door's last error events may take to
+// reach their clients after the grace.
+const drainWait = time.Second
+
+// Close cuts whatever still runs, closes the sessions (after Shutdown it
+// only waits for them) and kills every plugin process.
+func (f *FrontDoor) Close() {
+	f.server.Close()
+	f.sessions.Shutdown(context.Background())
+	f.drain()
+	f.daemon.Close()
+}
