@@ -5,6 +5,8 @@ import "context"
 // Expression is the face a display shows.
 type Expression string
 
+// The expressions a display draws, from the turn's life cycle (host/faces
+// picks one per moment of a turn).
 const (
 	ExprIdle     Expression = "idle"
 	ExprThinking Expression = "thinking"

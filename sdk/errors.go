@@ -7,7 +7,7 @@ import (
 )
 
 // Class is the one error taxonomy every chain decision is made on
-// (DESIGN.md §5). A plugin maps each wire error to exactly one class.
+// (docs/errors.md#classes). A plugin maps each wire error to exactly one class.
 type Class string
 
 const (
@@ -30,6 +30,7 @@ type Error struct {
 	RetryAfter time.Duration // the provider's retry hint; 0 when none
 }
 
+// Error returns the class, then the code and message when set.
 func (e *Error) Error() string {
 	msg := e.Message
 	if msg == "" {
@@ -84,8 +85,11 @@ func Errorf(class Class, format string, args ...any) *Error {
 	return &Error{Class: class, Message: fmt.Sprintf(format, args...)}
 }
 
-// Transientf, Permanentf: shorthands for the two commonest classes.
+// Transientf builds an error of class transient: retry once, then fall back.
 func Transientf(format string, args ...any) *Error { return Errorf(ClassTransient, format, args...) }
+
+// Permanentf builds an error of class permanent: this request will not work
+// here, fall back at once.
 func Permanentf(format string, args ...any) *Error { return Errorf(ClassPermanent, format, args...) }
 
 // ClassOf returns the class of err, or "" when err carries none.

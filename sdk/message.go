@@ -5,6 +5,7 @@ import "encoding/json"
 // Role is the author of a message.
 type Role string
 
+// The roles of a conversation's messages.
 const (
 	RoleSystem    Role = "system"
 	RoleUser      Role = "user"

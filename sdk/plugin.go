@@ -3,7 +3,6 @@ package sdk
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/hashicorp/go-hclog"
 )
@@ -11,6 +10,7 @@ import (
 // Kind names what a plugin binary serves.
 type Kind string
 
+// The kinds of plugin: each binary serves exactly one.
 const (
 	KindProvider Kind = "provider"
 	KindTool     Kind = "tool"
@@ -96,12 +96,4 @@ type Plugin interface {
 // when the host shuts the plugin down.
 type Closer interface {
 	Close() error
-}
-
-func (k Kind) valid() error {
-	switch k {
-	case KindProvider, KindTool, KindDisplay:
-		return nil
-	}
-	return fmt.Errorf("unknown plugin kind %q", string(k))
 }

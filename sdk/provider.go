@@ -8,6 +8,7 @@ import (
 // ToolChoiceMode says whether and how the model must call tools.
 type ToolChoiceMode string
 
+// The tool choice modes, as both front doors' wire formats name them.
 const (
 	ToolChoiceAuto     ToolChoiceMode = "" // the model decides
 	ToolChoiceNone     ToolChoiceMode = "none"
@@ -50,6 +51,8 @@ const (
 // FinishReason says why a model stopped.
 type FinishReason string
 
+// Why a model stopped: the end of its answer, the output limit, a turn that
+// ends in tool calls, or the provider's content filter.
 const (
 	FinishStop          FinishReason = "stop"
 	FinishLength        FinishReason = "length"
@@ -96,6 +99,7 @@ type Sink interface {
 // SinkFunc adapts a function to Sink.
 type SinkFunc func(ctx context.Context, ev Event) error
 
+// Send calls f.
 func (f SinkFunc) Send(ctx context.Context, ev Event) error { return f(ctx, ev) }
 
 // Model describes a model a provider serves.

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// StatusClass is the class an HTTP status alone implies (DESIGN.md §5),
+// StatusClass is the class an HTTP status alone implies (docs/errors.md#decision-order),
 // for a reply whose body says nothing finer: 401 and 403 need a
 // credential, 402 is an exhausted quota, 413 a request too large for the
 // model, 408, 409, 429 and every 5xx are worth a retry, and anything else

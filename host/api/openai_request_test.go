@@ -213,7 +213,7 @@ func checkReject(t *testing.T, err error, code, param, message string) {
 
 // sharedFixtures holds request bodies recorded from real clients by other
 // projects (see its README).
-const sharedFixtures = "../../plugins/testdata/wire" // a copy of ../shared/fixtures/wire; see plugins/testdata/README.md
+const sharedFixtures = "../../plugins/testdata/wire" // the recorded provider responses; see plugins/testdata/README.md
 
 // recordedInvalid are the recorded requests the provider refused as
 // malformed; axon must refuse them too.

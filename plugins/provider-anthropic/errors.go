@@ -44,8 +44,8 @@ func streamError(b *wireErrorBody) *sdk.Error {
 	return classify(http.StatusOK, true, b)
 }
 
-// classify applies the taxonomy of DESIGN.md §5 and
-// notes/error-taxonomy.md. inBand marks an error sent inside a 200 response.
+// classify applies the taxonomy as docs/errors.md#anthropic
+// maps it. inBand marks an error sent inside a 200 response.
 func classify(status int, inBand bool, b *wireErrorBody) *sdk.Error {
 	var typ, msg, code string
 	if b != nil {

@@ -79,7 +79,7 @@ func streamError(we *wireErrorBody) *sdk.Error {
 	return e
 }
 
-// classify applies DESIGN.md §5 as notes/error-taxonomy.md maps Gemini:
+// classify applies the taxonomy as docs/errors.md#gemini maps Gemini:
 // structured fields first (ErrorInfo.reason, the RPC status, quota ids),
 // then the HTTP status (or the body's code, in band), the message only for
 // an INVALID_ARGUMENT token-limit overflow.

@@ -17,7 +17,7 @@ import (
 // Recorded response bodies: the shared set, recorded from the real API by
 // other projects, and this plugin's own set for cases the shared one lacks.
 const (
-	sharedFixtures = "../testdata/wire/gemini" // a copy of ../shared/fixtures/wire; see plugins/testdata/README.md
+	sharedFixtures = "../testdata/wire/gemini" // the recorded provider responses; see plugins/testdata/README.md
 	localFixtures  = "testdata/wire"
 )
 

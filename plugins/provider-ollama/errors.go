@@ -45,7 +45,7 @@ func lineError(raw json.RawMessage) *sdk.Error {
 }
 
 // condition is what an error's text says, matched against the wording
-// Ollama uses: it has no codes (notes/error-taxonomy.md, Ollama).
+// Ollama uses: it has no codes (docs/errors.md#ollama).
 type condition struct {
 	label string // safe to return: ours, not the server's
 	class sdk.Class
@@ -74,7 +74,7 @@ var conditions = []struct {
 		condition{"model not found", ""}},
 }
 
-// classify applies the taxonomy of DESIGN.md §5 and notes/error-taxonomy.md.
+// classify applies the taxonomy as docs/errors.md#ollama maps it.
 // inBand marks an error line inside a 200 stream.
 func classify(status int, inBand bool, text string) *sdk.Error {
 	c := condition{label: "error"}

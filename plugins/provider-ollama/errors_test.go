@@ -11,7 +11,7 @@ import (
 	"github.com/axonhq/axon/sdk"
 )
 
-// TestClassify covers the Ollama rows of notes/error-taxonomy.md: the class
+// TestClassify covers the Ollama rows of docs/errors.md#ollama: the class
 // comes from the status, overridden only by the wording Ollama uses for
 // conditions a status does not tell apart; the message is ours.
 func TestClassify(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // OpenAI-compatible endpoint, replayed by provider-openai), and this
 // plugin's own hand-written set for cases nobody recorded.
 const (
-	sharedFixtures = "../testdata/wire/ollama" // a copy of ../shared/fixtures/wire; see plugins/testdata/README.md
+	sharedFixtures = "../testdata/wire/ollama" // the recorded provider responses; see plugins/testdata/README.md
 	sharedPrefix   = "api-chat-"
 	localFixtures  = "testdata/wire"
 )

@@ -12,7 +12,7 @@ import (
 )
 
 // sharedFixtures is the project's set of recorded provider replies.
-const sharedFixtures = "../testdata/wire" // a copy of ../shared/fixtures/wire; see plugins/testdata/README.md
+const sharedFixtures = "../testdata/wire" // the recorded provider responses; see plugins/testdata/README.md
 
 // ownFixtures are the cases the shared set lacks, written for this plugin.
 const ownFixtures = "testdata/wire"

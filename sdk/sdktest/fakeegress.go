@@ -62,6 +62,8 @@ func (f *FakeEgress) Requests() []Recorded {
 // credentialHeaders are the headers the real host strips from plugin requests.
 var credentialHeaders = []string{"Authorization", "X-Api-Key", "Api-Key", "X-Goog-Api-Key"}
 
+// Do records req and sends it to the fake's server, as the host's egress
+// would: same path and query, the plugin's credential headers removed.
 func (f *FakeEgress) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error) {
 	u, err := url.Parse(req.URL)
 	if err != nil {
