@@ -102,6 +102,15 @@ type SinkFunc func(ctx context.Context, ev Event) error
 // Send calls f.
 func (f SinkFunc) Send(ctx context.Context, ev Event) error { return f(ctx, ev) }
 
+// ModelLister is implemented by a provider that can say which models it
+// serves and their limits (its configured model, or the upstream's
+// catalog). It is optional, found by type assertion: a provider without it
+// answers the host's question with no models, and the host falls back to
+// the configuration's facts.
+type ModelLister interface {
+	Models(ctx context.Context) ([]Model, error)
+}
+
 // Model describes a model a provider serves.
 type Model struct {
 	ID              string
@@ -112,7 +121,6 @@ type Model struct {
 // Provider adapts one model wire format.
 type Provider interface {
 	Plugin
-	Models(ctx context.Context) ([]Model, error)
 	// Generate streams the answer to req into out. On success the last event
 	// sent is EventFinish. On failure it returns an *Error with a class.
 	Generate(ctx context.Context, req *Request, out Sink) error

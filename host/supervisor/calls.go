@@ -64,7 +64,8 @@ func (in *Instance) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink
 	return call(ctx, in, func(p *pluginrpc.ProviderClient) error { return p.Generate(ctx, req, out) })
 }
 
-// Models lists a provider's models.
+// Models lists a provider's models: none when the plugin does not implement
+// sdk.ModelLister.
 func (in *Instance) Models(ctx context.Context) ([]sdk.Model, error) {
 	var ms []sdk.Model
 	err := call(ctx, in, func(p *pluginrpc.ProviderClient) (err error) { ms, err = p.Models(ctx); return err })

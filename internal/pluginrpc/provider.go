@@ -16,11 +16,15 @@ type providerServer struct {
 }
 
 func (s *providerServer) Models(ctx context.Context, _ *pb.Empty) (*pb.ModelsResponse, error) {
-	ms, err := s.impl.Models(ctx)
+	out := &pb.ModelsResponse{}
+	lister, ok := s.impl.(sdk.ModelLister)
+	if !ok {
+		return out, nil
+	}
+	ms, err := lister.Models(ctx)
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	out := &pb.ModelsResponse{}
 	for _, m := range ms {
 		out.Models = append(out.Models, &pb.Model{Id: m.ID, ContextWindow: m.ContextWindow, MaxOutputTokens: m.MaxOutputTokens})
 	}

@@ -24,7 +24,6 @@ func (l *lines) Configure(_ context.Context, c sdk.Config) error {
 	l.egress = c.Egress
 	return nil
 }
-func (l *lines) Models(context.Context) ([]sdk.Model, error) { return nil, nil }
 func (l *lines) Generate(ctx context.Context, _ *sdk.Request, out sdk.Sink) error {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, "https://api.example.com/v1/lines", nil)
 	if err != nil {

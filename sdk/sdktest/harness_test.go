@@ -23,7 +23,6 @@ func (r *relay) Configure(_ context.Context, c sdk.Config) error {
 	r.egress = c.Egress
 	return nil
 }
-func (r *relay) Models(context.Context) ([]sdk.Model, error) { return nil, nil }
 func (r *relay) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
 	body := bytes.Repeat([]byte("x"), len(sdk.TextOf(req.Messages[0].Parts))*1000)
 	hr, _ := http.NewRequestWithContext(ctx, "POST", "https://api.example.com/v1/echo", bytes.NewReader(body))
