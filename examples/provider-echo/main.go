@@ -18,7 +18,6 @@ func (e *echo) Info() sdk.Info {
 
 func (e *echo) Configure(_ context.Context, cfg sdk.Config) error { return cfg.Decode(&e.cfg) }
 
-
 // Generate streams the words; sdk.Stream adds the start and the one finish, and fails an empty reply.
 func (e *echo) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
 	var last string

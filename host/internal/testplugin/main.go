@@ -102,7 +102,6 @@ func (h *hostile) Configure(_ context.Context, cfg sdk.Config) error {
 	return nil
 }
 
-
 func (h *hostile) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
 	var cmd string
 	for _, m := range req.Messages {
