@@ -102,5 +102,9 @@ func (r Ref) String() string {
 	return string(r.source) + ":" + r.name
 }
 
+// MarshalText writes the reference (never the secret), so a configuration
+// encoded as JSON shows which credential a provider uses.
+func (r Ref) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
 // GoString keeps %#v as safe as %v.
 func (r Ref) GoString() string { return fmt.Sprintf("credref.Ref(%q)", r.String()) }

@@ -50,7 +50,7 @@ type runCase struct {
 	wantSlept    []time.Duration
 }
 
-func (tc runCase) run(t *testing.T) (*Result, error, map[string]*scripted) {
+func (tc runCase) run(t *testing.T) (*Result, map[string]*scripted, error) {
 	t.Helper()
 	clk := tc.clock
 	if clk == nil {
@@ -105,7 +105,7 @@ func (tc runCase) run(t *testing.T) (*Result, error, map[string]*scripted) {
 	if errors.As(err, &ee) && ee.Trail.String() != res.Trail.String() {
 		t.Errorf("ExhaustedError trail %s differs from Result trail %s", ee.Trail, res.Trail)
 	}
-	return res, err, byName
+	return res, byName, err
 }
 
 func kindOf(err error) errKind {

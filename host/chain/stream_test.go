@@ -143,7 +143,7 @@ func TestRunClientErrorCancelsTheHop(t *testing.T) {
 		wantTrail: "glm#1 stop client_error committed t=0ms", wantErr: committed,
 		wantProvider: "glm", wantModel: "glm-model",
 	}
-	_, err, provs := tc.run(t)
+	_, provs, err := tc.run(t)
 	if !errors.Is(err, errClientGone) {
 		t.Errorf("err = %v, want it to wrap the client's error", err)
 	}

@@ -133,7 +133,7 @@ func TestRunTimeouts(t *testing.T) {
 			clk := newFakeClock()
 			tc := tt.tc(clk)
 			tc.clock = clk
-			_, _, provs := tc.run(t)
+			_, provs, _ := tc.run(t)
 			cause := provs["glm"].causes[0]
 			if tt.wantCause == "" {
 				if cause != nil {

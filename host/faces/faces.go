@@ -34,11 +34,10 @@ type Faces struct {
 	logger  hclog.Logger
 	workers []*worker
 
-	mu    sync.Mutex
-	idle  chain.Timer
-	state string // the chain name shown in the status line
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
+	mu   sync.Mutex
+	idle chain.Timer
+	stop context.CancelFunc
+	wg   sync.WaitGroup
 }
 
 var _ chain.Observer = (*Faces)(nil)

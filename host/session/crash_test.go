@@ -23,9 +23,9 @@ var crashSweep = flag.Bool("crash.sweep", false, "crash harness: also kill the r
 // world is one crash scenario: a state directory, a notes directory and a
 // configuration for the real axon, whose model is the shared upstream.
 type world struct {
-	t                   *testing.T
-	dir, state, notes   string
-	config, trace, name string
+	t                 *testing.T
+	dir, state, notes string
+	config, trace     string
 }
 
 // crashKey is the session every crash scenario runs.
