@@ -1,17 +1,20 @@
 package daemon
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/axonhq/axon/host/chain"
 	"github.com/axonhq/axon/host/faces"
 )
 
@@ -105,13 +108,66 @@ func TestFacesFollowTheTurn(t *testing.T) {
 		waitFrames(t, dir, "thinking", "speaking")
 		more(w, `data: {"id":"c","model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n", "data: [DONE]\n\n")
 	})
-	r := newRig(t, twoProviders(first, second, withDisplay(dir)), Options{Faces: faces.Options{HappyFor: time.Millisecond}})
+	clk := &heldClock{hold: 7 * time.Minute}
+	r := newRig(t, twoProviders(first, second, withDisplay(dir)), Options{Faces: faces.Options{HappyFor: clk.hold, Clock: clk}})
 	mustFrames(t, dir, "idle")
 	resp := r.post("/v1/chat/completions", chatBody("default", true))
 	if resp.status != http.StatusOK || !strings.Contains(resp.body, "hello") {
 		t.Fatalf("%d %s", resp.status, resp.body)
 	}
+	mustFrames(t, dir, "idle", "thinking", "speaking", "happy")
+	clk.release() // happy has been drawn: now let it end
 	mustFrames(t, dir, "idle", "thinking", "speaking", "happy", "idle")
+}
+
+// heldClock is the system clock, except that a timer of exactly hold fires
+// only once the test calls release: the test, not the scheduler, decides
+// when "happy" ends, so happy is never replaced before it is drawn.
+type heldClock struct {
+	hold time.Duration
+	mu   sync.Mutex
+	held []*time.Timer
+	gone bool
+}
+
+func (c *heldClock) Now() time.Time { return time.Now() }
+
+func (c *heldClock) AfterFunc(d time.Duration, f func()) chain.Timer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case d != c.hold:
+		return time.AfterFunc(d, f)
+	case c.gone:
+		return time.AfterFunc(0, f)
+	}
+	t := time.AfterFunc(24*time.Hour, f)
+	c.held = append(c.held, t)
+	return t
+}
+
+func (c *heldClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// release fires every held timer that was not stopped, and every later one
+// at once.
+func (c *heldClock) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gone = true
+	for _, t := range c.held {
+		if t.Stop() {
+			t.Reset(0)
+		}
+	}
 }
 
 func TestDegradedFaceAndRecovery(t *testing.T) {
