@@ -18,7 +18,6 @@ func (e *echo) Info() sdk.Info {
 
 func (e *echo) Configure(_ context.Context, cfg sdk.Config) error { return cfg.Decode(&e.cfg) }
 
-// Generate streams the words; sdk.Stream adds the start and the one finish, and fails an empty reply.
 func (e *echo) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
 	var last string
 	for _, m := range req.Messages {
@@ -26,8 +25,11 @@ func (e *echo) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) err
 			last = e.cfg["prefix"] + sdk.TextOf(m.Parts)
 		}
 	}
-	s := sdk.NewStream(out, "echo")
-	for _, w := range strings.SplitAfter(last, " ") {
+	s := sdk.NewStream(out, "echo") // sends the start first and the one finish last; no text fails
+	for i, w := range strings.Fields(last) {
+		if i > 0 {
+			w = " " + w
+		}
 		if err := s.Text(ctx, w); err != nil {
 			return err
 		}
