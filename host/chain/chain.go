@@ -124,7 +124,7 @@ func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit 
 	p := c.Policy.withDefaults()
 	clk := c.Clock
 	if clk == nil {
-		clk = systemClock{}
+		clk = SystemClock()
 	}
 	res.Trail = make(Trail, 0, len(c.Hops))
 	var last error

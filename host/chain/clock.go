@@ -28,6 +28,10 @@ var (
 	_ Clock = systemClock{}
 )
 
+// SystemClock is the wall clock, the default wherever a Clock is optional
+// (Chain.Clock here, faces.Options.Clock for the faces).
+func SystemClock() Clock { return systemClock{} }
+
 type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }

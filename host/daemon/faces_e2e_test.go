@@ -147,14 +147,7 @@ func (c *heldClock) AfterFunc(d time.Duration, f func()) chain.Timer {
 }
 
 func (c *heldClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return chain.SystemClock().Sleep(ctx, d)
 }
 
 // release fires every held timer that was not stopped, and every later one

@@ -10,25 +10,7 @@ import (
 
 // The faces keep time with a chain.Clock, so one clock can be handed to
 // both: how long happy shows, the bound on a Show and the panel's rate
-// limit. Tests inject a fake; a nil Options.Clock means the system clock.
-type systemClock struct{}
-
-var _ chain.Clock = systemClock{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) AfterFunc(d time.Duration, f func()) chain.Timer { return time.AfterFunc(d, f) }
-
-func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// limit. Tests inject a fake; a nil Options.Clock means chain.SystemClock.
 
 // errTimeout is the cause of a context that withTimeout cancelled.
 var errTimeout = errors.New("display did not answer within the show timeout")

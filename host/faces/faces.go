@@ -51,7 +51,7 @@ func New(displays []Display, logger hclog.Logger, opts Options) *Faces {
 		opts.ShowTimeout = 20 * time.Second
 	}
 	if opts.Clock == nil {
-		opts.Clock = systemClock{}
+		opts.Clock = chain.SystemClock()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &Faces{opts: opts, logger: logger.Named("faces"), stop: cancel}
