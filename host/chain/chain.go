@@ -41,9 +41,10 @@ type Hop struct {
 }
 
 // Commit names the hop whose answer is about to reach the client. Run
-// passes it to its commit callback once at most, on the provider's
-// goroutine, just before that hop's first content event goes to out: the
-// front door names the provider in a stream's headers from it.
+// passes it to its commit callback once at most, just before that hop's
+// first content event goes to out: on the provider's goroutine for a
+// streamed Run, on Run's own once the answer is complete for a Buffered
+// one. The front door names the provider in its headers from it.
 type Commit struct {
 	Provider string
 	Model    string // what the hop's EventStart reported, else Hop.Model
@@ -58,7 +59,25 @@ type Chain struct {
 	Policy   Policy
 	Observer Observer // optional
 	Clock    Clock    // optional: nil is the system clock
+	Rand     Rand     // optional: nil is math/rand/v2; spreads retry waits (Jitter)
 }
+
+// RunOption changes how one Run delivers its answer.
+type RunOption func(*runOptions)
+
+type runOptions struct {
+	buffered bool
+}
+
+// Buffered is the Run option of a client that takes the answer whole (a
+// non-streaming request): nothing is sent to out, and the commit callback
+// is not called, until the answering hop has finished cleanly. So every
+// failure of a hop, whenever it comes (a stream cut, stalled or malformed
+// after some tokens), is retried or falls back exactly like a failure
+// before the first token, and a Buffered Run never returns a
+// *CommittedError for a provider's failure: only the client sink's own
+// refusal is one. The first-token and idle timers run as for a stream.
+func Buffered() RunOption { return func(o *runOptions) { o.buffered = true } }
 
 // Result describes a Run. Run returns one even when it fails, for the trail.
 type Result struct {
@@ -93,10 +112,10 @@ func (c *Chain) Validate() error {
 }
 
 // Run sends req through the chain and streams the answer of the first hop
-// that succeeds into out. Each attempt gets its own deep copy of req; req
-// itself is never modified. commit, when not nil, is told which hop answers
-// just before its first content reaches out (see Commit); it must not
-// block.
+// that succeeds into out (with Buffered: sends it once it is complete).
+// Each attempt gets its own deep copy of req; req itself is never
+// modified. commit, when not nil, is told which hop answers just before its
+// first content reaches out (see Commit); it must not block.
 //
 // On success the last event sent to out is EventFinish, and nothing is sent
 // to out after it or after Run returns.
@@ -105,27 +124,36 @@ func (c *Chain) Validate() error {
 // out), a *CommittedError (the answer broke off after content reached
 // out), or the caller's context error wrapped (ctx ended before anything
 // reached out). The returned Result is never nil.
-func (c *Chain) Run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Commit)) (*Result, error) {
+func (c *Chain) Run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Commit), opts ...RunOption) (*Result, error) {
 	res := &Result{Chain: c.Name}
+	var o runOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if err := c.Validate(); err != nil {
 		return res, err
 	}
 	if c.Observer != nil {
 		c.Observer.OnTurnStart(c.Name)
 	}
-	err := c.run(ctx, req, out, commit, res)
+	err := c.run(ctx, req, out, commit, o, res)
 	if c.Observer != nil {
 		c.Observer.OnTurnEnd(c.Name, res, err)
 	}
 	return res, err
 }
 
-func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) error {
+func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Commit), o runOptions, res *Result) error {
 	p := c.Policy.withDefaults()
 	clk := c.Clock
 	if clk == nil {
 		clk = SystemClock()
 	}
+	rnd := c.Rand
+	if rnd == nil {
+		rnd = systemRand{}
+	}
+	e := env{policy: p, clock: clk, rand: rnd, opts: o}
 	res.Trail = make(Trail, 0, len(c.Hops))
 	var last error
 	overflowAt := int64(-1) // the largest known window that overflowed; -1 while none did
@@ -134,7 +162,7 @@ func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit 
 			c.record(res, Attempt{Provider: hop.Name, Outcome: OutcomeSkip})
 			continue
 		}
-		done, err := c.runHop(ctx, p, clk, hop, req, out, commit, res)
+		done, err := c.runHop(ctx, e, hop, req, out, commit, res)
 		if done {
 			return err
 		}
@@ -146,10 +174,19 @@ func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit 
 	return &ExhaustedError{Chain: c.Name, Trail: res.Trail, Last: last}
 }
 
-// runHop tries hop, retrying transient failures as p allows. done reports
-// that Run is over with err (nil: the hop answered); otherwise err is the
-// hop's last failure and the chain moves on.
-func (c *Chain) runHop(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) (done bool, err error) {
+// env is what every attempt of one Run shares.
+type env struct {
+	policy Policy // defaults applied
+	clock  Clock
+	rand   Rand
+	opts   runOptions
+}
+
+// runHop tries hop, retrying transient failures as the policy allows. done
+// reports that Run is over with err (nil: the hop answered); otherwise err
+// is the hop's last failure and the chain moves on.
+func (c *Chain) runHop(ctx context.Context, e env, hop Hop, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) (done bool, err error) {
+	p, clk := e.policy, e.clock
 	var wait time.Duration
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
@@ -160,7 +197,7 @@ func (c *Chain) runHop(ctx context.Context, p Policy, clk Clock, hop Hop, req *s
 				return true, fmt.Errorf("chain %q: %w", c.Name, err)
 			}
 		}
-		r := c.try(ctx, p, clk, hop, req, out, commit, res)
+		r := c.try(ctx, e, hop, req, out, commit, res)
 		a := r.attempt
 		a.Attempt, a.Wait = n, wait
 		switch {
@@ -182,8 +219,11 @@ func (c *Chain) runHop(ctx context.Context, p Policy, clk Clock, hop Hop, req *s
 			return true, &ExhaustedError{Chain: c.Name, Trail: res.Trail, Last: r.err}
 		}
 		retry := false
-		if a.Class == sdk.ClassTransient {
+		if a.Class == sdk.ClassTransient && !statuslessTimeout(a, r.err) {
 			wait, retry = p.retryWait(n, a.RetryAfter)
+			if retry {
+				wait = jitter(wait, a.RetryAfter > 0, e.rand.Float64(), p.MaxRetryAfter)
+			}
 		}
 		if !retry {
 			a.Outcome = OutcomeFallback
@@ -193,6 +233,17 @@ func (c *Chain) runHop(ctx context.Context, p Policy, clk Clock, hop Hop, req *s
 		a.Outcome = OutcomeRetry
 		c.record(res, a)
 	}
+}
+
+// statuslessTimeout reports a deadline that fired before the upstream gave
+// any status: the egress's connect, response-header or total timeout, or
+// the engine's first-token or idle timer. The same hop is not tried again:
+// a hop that accepts a connection and says nothing would spend the
+// client's whole budget on one more silent wait, so the chain moves on at
+// once. A timeout the upstream reported itself (a 504, a 408) carries a
+// status and is retried like any transient failure.
+func statuslessTimeout(a Attempt, err error) bool {
+	return a.Status == 0 && errors.Is(err, sdk.ErrTimeout)
 }
 
 func (c *Chain) record(res *Result, a Attempt) {
@@ -212,7 +263,8 @@ type tried struct {
 
 // try runs one attempt of hop. On success, or once content has reached the
 // client, it fills res with the hop's answer.
-func (c *Chain) try(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) tried {
+func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) tried {
+	p, clk := e.policy, e.clock
 	hctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if hop.FirstToken != 0 {
@@ -221,7 +273,7 @@ func (c *Chain) try(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.
 	if hop.Idle != 0 {
 		p.Idle = hop.Idle
 	}
-	s := &hopStream{ctx: ctx, out: out, clock: clk, policy: p, cancel: cancel}
+	s := &hopStream{ctx: ctx, out: out, clock: clk, policy: p, cancel: cancel, buffered: e.opts.buffered}
 	if obs := c.Observer; obs != nil || commit != nil {
 		s.onCommit = func() {
 			if obs != nil {
@@ -245,7 +297,7 @@ func (c *Chain) try(ctx context.Context, p Policy, clk Clock, hop Hop, req *sdk.
 	case (genErr != nil || !s.finished) && ctx.Err() != nil:
 		r.err, r.canceled, code = ctx.Err(), true, CodeCanceled
 	case genErr == nil && s.finished:
-		if !s.committed && s.finish.Finish == sdk.FinishContentFilter && p.AllowContentFilterFallback {
+		if !s.started && s.finish.Finish == sdk.FinishContentFilter && p.AllowContentFilterFallback {
 			r.err, code = refusalError(), CodeRefusal
 			break
 		}

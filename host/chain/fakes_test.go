@@ -106,6 +106,14 @@ func (t *fakeTimer) Reset(d time.Duration) bool {
 	return was
 }
 
+// fixedRand is a Rand that always draws u: 0.5 leaves a backoff as it is
+// and puts a hinted wait 10% above its hint.
+type fixedRand float64
+
+var _ Rand = fixedRand(0)
+
+func (u fixedRand) Float64() float64 { return float64(u) }
+
 // step is one thing a scripted provider does; a non-nil error ends the
 // call with that error.
 type step func(ctx context.Context, req *sdk.Request, out sdk.Sink) error

@@ -3,7 +3,8 @@ package chain
 // Observer is told about a Run as it happens, for displays (thinking,
 // speaking, degraded faces) and metrics. Run calls it synchronously, on its
 // own goroutine except for OnFirstContent, which runs on the goroutine the
-// provider sends on just before the first content reaches the client. An
+// provider sends on just before the first content reaches the client (on a
+// Buffered Run: on Run's own, once the answer is complete). An
 // implementation must return at once and never block: hand the news to a
 // channel or an atomic, never to I/O.
 //

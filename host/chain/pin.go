@@ -16,7 +16,7 @@ func SplitPinned(model string) (chainName, provider string, ok bool) {
 }
 
 // Pin returns a chain of the one hop of c named provider, with c's policy,
-// observer and clock, named "CHAIN/PROVIDER". It fails with ErrNoSuchHop
+// observer, clock and rand, named "CHAIN/PROVIDER". It fails with ErrNoSuchHop
 // when c has no such hop.
 func (c *Chain) Pin(provider string) (*Chain, error) {
 	for _, h := range c.Hops {
@@ -27,6 +27,7 @@ func (c *Chain) Pin(provider string) (*Chain, error) {
 				Policy:   c.Policy,
 				Observer: c.Observer,
 				Clock:    c.Clock,
+				Rand:     c.Rand,
 			}, nil
 		}
 	}

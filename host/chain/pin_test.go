@@ -36,7 +36,7 @@ func TestPin(t *testing.T) {
 		{fail(classErr(sdk.ClassTransient, 503, 0))},
 		answer("qwen2.5:3b", "hi"),
 	}}
-	c := &Chain{Name: "default", Clock: newFakeClock(), Hops: []Hop{{Name: "glm", Provider: glm}, {Name: "ollama", Provider: ollama}}}
+	c := &Chain{Name: "default", Clock: newFakeClock(), Rand: fixedRand(0), Hops: []Hop{{Name: "glm", Provider: glm}, {Name: "ollama", Provider: ollama}}}
 
 	pinned, err := c.Pin("ollama")
 	if err != nil {
@@ -46,8 +46,8 @@ func TestPin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := res.Trail.String(), "ollama#1 retry transient/503 t=0ms, ollama#2 ok wait=500ms t=0ms"; got != want {
-		t.Errorf("pinned trail = %s, want %s (the chain's retry policy, one hop)", got, want)
+	if got, want := res.Trail.String(), "ollama#1 retry transient/503 t=0ms, ollama#2 ok wait=400ms t=0ms"; got != want {
+		t.Errorf("pinned trail = %s, want %s (the chain's retry policy and rand, one hop)", got, want)
 	}
 	if res.Chain != "default/ollama" || res.Provider != "ollama" {
 		t.Errorf("result chain %q provider %q, want default/ollama and ollama", res.Chain, res.Provider)

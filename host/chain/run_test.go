@@ -14,9 +14,10 @@ import (
 // hopSpec is one hop of a test chain: calls[n] scripts its n-th call, and
 // the test fails unless every scripted call, and no other, was made.
 type hopSpec struct {
-	name   string
-	window int64
-	calls  [][]step
+	name       string
+	window     int64
+	firstToken time.Duration // Hop.FirstToken
+	calls      [][]step
 }
 
 type errKind int
@@ -40,6 +41,8 @@ type runCase struct {
 	clock  *fakeClock // nil: a fresh one
 	hops   []hopSpec
 	client *recorder // nil: a fresh one
+	rand   Rand      // nil: fixedRand(0.5), which leaves a backoff without a hint unjittered
+	opts   []RunOption
 
 	wantTrail    string // Trail.String(): every attempt's outcome, class, wait and latency
 	wantErr      errKind
@@ -60,17 +63,21 @@ func (tc runCase) run(t *testing.T) (*Result, map[string]*scripted, error) {
 	if client == nil {
 		client = &recorder{}
 	}
-	c := &Chain{Name: "default", Policy: tc.policy, Clock: clk}
+	rnd := tc.rand
+	if rnd == nil {
+		rnd = fixedRand(0.5)
+	}
+	c := &Chain{Name: "default", Policy: tc.policy, Clock: clk, Rand: rnd}
 	var provs []*scripted
 	byName := map[string]*scripted{}
 	for _, h := range tc.hops {
 		p := &scripted{t: t, name: h.name, calls: h.calls}
 		provs = append(provs, p)
 		byName[h.name] = p
-		c.Hops = append(c.Hops, Hop{Name: h.name, Provider: p, Model: h.name + "-model", ContextWindow: h.window})
+		c.Hops = append(c.Hops, Hop{Name: h.name, Provider: p, Model: h.name + "-model", ContextWindow: h.window, FirstToken: h.firstToken})
 	}
 
-	res, err := c.Run(context.Background(), userRequest("hello"), client, nil)
+	res, err := c.Run(context.Background(), userRequest("hello"), client, nil, tc.opts...)
 
 	if res == nil {
 		t.Fatal("Run returned a nil Result")
@@ -160,9 +167,9 @@ func TestRunRetryAndFallback(t *testing.T) {
 		{
 			name:       "429 with Retry-After waits as asked",
 			hops:       []hopSpec{{name: "glm", calls: [][]step{{fail(classErr(sdk.ClassTransient, 429, 3*time.Second))}, hi}}},
-			wantTrail:  "glm#1 retry transient/429 hint=3000ms t=0ms, glm#2 ok wait=3000ms t=0ms",
+			wantTrail:  "glm#1 retry transient/429 hint=3000ms t=0ms, glm#2 ok wait=3300ms t=0ms",
 			wantEvents: hiEvents, wantProvider: "glm", wantModel: "glm-4.6",
-			wantSlept: []time.Duration{3 * time.Second},
+			wantSlept: []time.Duration{3300 * time.Millisecond}, // the hint is a floor; jitter only adds
 		},
 		{
 			name:   "Retry-After over the cap falls back without waiting",

@@ -18,6 +18,10 @@ import (
 // also runs the first-token and idle timers, and refuses events once the
 // attempt is over, so a provider goroutine that outlives its call cannot
 // write into a later hop's answer.
+//
+// Buffered (a client that takes the answer whole), it holds back every
+// event, content too, and commits only in finishClean, once Generate has
+// returned nil: a hop that fails at any point leaves no trace.
 type hopStream struct {
 	ctx      context.Context // the caller's: only it bounds writes to the client
 	out      sdk.Sink
@@ -25,11 +29,13 @@ type hopStream struct {
 	policy   Policy
 	cancel   context.CancelCauseFunc // ends the attempt's context
 	onCommit func()                  // nil, or told once before the first content is forwarded
+	buffered bool                    // hold everything until the clean finish
 
 	mu          sync.Mutex
 	held        []sdk.Event
 	heldBuf     [2]sdk.Event // room for the usual start and usage
-	committed   bool
+	started     bool         // a content event arrived: the idle timer runs, not the first-token one
+	committed   bool         // content was forwarded to the client
 	finished    bool
 	finish      sdk.Event
 	model       string
@@ -75,16 +81,13 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 	case sdk.EventUsage:
 		s.usage = mergeUsage(s.usage, ev.Usage)
 	}
-	var flush []sdk.Event
-	commit := false
-	if !s.committed {
+	if !s.started {
 		if !isContent(ev.Type) {
 			s.held = append(s.held, ev)
 			s.mu.Unlock()
 			return nil
 		}
-		s.committed, commit = true, true
-		flush, s.held = s.held, nil
+		s.started = true
 		switch {
 		case s.policy.Idle <= 0:
 			if s.timer != nil {
@@ -95,6 +98,20 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 		default:
 			s.timer = s.clock.AfterFunc(s.policy.Idle, s.expired)
 		}
+	}
+	if s.buffered {
+		s.held = append(s.held, ev)
+		if s.policy.Idle > 0 {
+			s.last = s.clock.Now()
+		}
+		s.mu.Unlock()
+		return nil
+	}
+	var flush []sdk.Event
+	commit := false
+	if !s.committed {
+		s.committed, commit = true, true
+		flush, s.held = s.held, nil
 	}
 	s.forwarding = true
 	s.mu.Unlock()
@@ -153,7 +170,7 @@ func (s *hopStream) expired() {
 	if s.done || s.finished || s.timeout != nil || s.clientErr != nil {
 		return
 	}
-	if !s.committed {
+	if !s.started {
 		s.timeout, s.timeoutCode = timeoutError("first-token", s.policy.FirstToken), CodeFirstTokenTimeout
 		s.cancel(s.timeout)
 		return
@@ -182,10 +199,17 @@ func (s *hopStream) end() {
 }
 
 // finishClean forwards what is still held and the finish event, once
-// Generate has returned nil. Call after end.
+// Generate has returned nil; a buffered answer with content commits here.
+// Call after end.
 func (s *hopStream) finishClean() error {
 	held := s.held
 	s.held = nil
+	if s.buffered && s.started {
+		s.committed = true
+		if s.onCommit != nil {
+			s.onCommit()
+		}
+	}
 	return s.forward(held, s.finish)
 }
 

@@ -39,20 +39,34 @@ func TestRunTimeouts(t *testing.T) {
 			wantCause: sdk.ClassTransient,
 		},
 		{
-			name: "first-token timeout is transient and retried",
+			name: "first-token timeout falls back at once: no retry on the same hop",
 			tc: func(clk *fakeClock) runCase {
 				return runCase{
-					policy: Policy{FirstToken: 10 * time.Second, Backoff: time.Second},
-					hops: []hopSpec{{name: "glm", calls: [][]step{
-						{advance(clk, 10*time.Second), mustBeCanceled()},
-						local,
-					}}},
-					wantTrail:  "glm#1 retry transient/first_token_timeout t=10000ms, glm#2 ok wait=1000ms t=0ms",
-					wantEvents: answerEvents("qwen2.5:3b", "hello"), wantProvider: "glm", wantModel: "qwen2.5:3b",
-					wantSlept: []time.Duration{time.Second},
+					policy: Policy{Attempts: 3, FirstToken: 10 * time.Second, Backoff: time.Second},
+					hops: []hopSpec{
+						{name: "glm", calls: [][]step{{advance(clk, 10*time.Second), mustBeCanceled()}}},
+						{name: "ollama", calls: [][]step{local}},
+					},
+					wantTrail:  "glm#1 fallback transient/first_token_timeout t=10000ms, ollama#1 ok t=0ms",
+					wantEvents: answerEvents("qwen2.5:3b", "hello"), wantProvider: "ollama", wantModel: "qwen2.5:3b",
 				}
 			},
 			wantCause: sdk.ClassTransient,
+		},
+		{
+			name: "a hop's own first-token bound replaces the policy's",
+			tc: func(clk *fakeClock) runCase {
+				return runCase{
+					policy: Policy{FirstToken: 10 * time.Second},
+					hops: []hopSpec{
+						{name: "glm", firstToken: 3 * time.Minute, calls: [][]step{{advance(clk, 2*time.Minute), text("slow"), finish(sdk.FinishStop)}}},
+						{name: "ollama"},
+					},
+					wantTrail:    "glm#1 ok t=120000ms",
+					wantEvents:   []sdk.Event{{Type: sdk.EventTextDelta, Text: "slow"}, {Type: sdk.EventFinish, Finish: sdk.FinishStop}},
+					wantProvider: "glm", wantModel: "glm-model",
+				}
+			},
 		},
 		{
 			name: "content stops the first-token timer and idle counts gaps, not the total",
