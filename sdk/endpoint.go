@@ -20,6 +20,17 @@ import (
 // body.
 const MaxErrorBody = 64 << 10
 
+// After a complete reply, Post reads on to the end of the body, at most
+// drainBytes and for drainGrace, before it closes it. A decoder stops at
+// the reply's terminal event, and the upstream's end of the body (the last
+// chunk, HTTP/2's END_STREAM) usually follows a moment later: closing first
+// would cancel a finished request, and the egress would log a clean
+// answer as cancelled.
+const (
+	drainBytes = 64 << 10
+	drainGrace = 250 * time.Millisecond
+)
+
 // replyBuffer is a reply's read buffer: Reply.JSON peeks into it, and the
 // sse and line readers read through it without a buffer of their own.
 const replyBuffer = 32 << 10
@@ -97,7 +108,9 @@ func (e *Endpoint) Post(ctx context.Context, path string, v any, read func(*Repl
 	if err != nil {
 		return Permanentf("%s: encode request: %v", e.name(), err)
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, e.BaseURL+path, bytes.NewReader(body))
+	reqCtx, cancel := context.WithCancel(ctx) // ends a drain that takes too long
+	defer cancel()
+	hr, err := http.NewRequestWithContext(reqCtx, http.MethodPost, e.BaseURL+path, bytes.NewReader(body))
 	if err != nil {
 		return Permanentf("%s: build request: %v", e.name(), err)
 	}
@@ -132,7 +145,17 @@ func (e *Endpoint) Post(ctx context.Context, path string, v any, read func(*Repl
 		}
 		return err
 	}
+	drain(r.Body, cancel)
 	return nil
+}
+
+// drain reads what is left of a complete reply's body, up to its end,
+// drainBytes or drainGrace, whichever comes first; cancel ends the request
+// when the grace runs out.
+func drain(body io.Reader, cancel context.CancelFunc) {
+	t := time.AfterFunc(drainGrace, cancel)
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
 }
 
 func (e *Endpoint) statusError(status int, h http.Header, body []byte) *Error {

@@ -217,3 +217,60 @@ func TestEndpointNotConfigured(t *testing.T) {
 		t.Errorf("Post of a value that does not encode: %v, %d requests", err, len(egress.Requests()))
 	}
 }
+
+// endBody is a reply body that records how its reader left it: read to
+// its end, or closed before.
+type endBody struct {
+	r        io.Reader
+	ctx      context.Context
+	hold     bool // after the bytes, wait for the request's end instead of EOF
+	eof      bool
+	canceled bool
+}
+
+func (b *endBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == io.EOF && b.hold {
+		<-b.ctx.Done()
+		b.canceled = true
+		return n, b.ctx.Err()
+	}
+	if err == io.EOF {
+		b.eof = true
+	}
+	return n, err
+}
+
+func (b *endBody) Close() error { return nil }
+
+// TestEndpointPostDrainsAFinishedReply: a decoder that stops at its
+// terminal event leaves the rest of the body; Post reads it to the end
+// before closing, so the egress sees a finished request, not a cancelled
+// one. An upstream that holds the body open is cut after a short grace.
+func TestEndpointPostDrainsAFinishedReply(t *testing.T) {
+	t.Parallel()
+	for _, hold := range []bool{false, true} {
+		var body *endBody
+		e := &sdk.Endpoint{Name: "test", BaseURL: "https://api.example.test/v1"}
+		egress := sdktest.EgressFunc(func(ctx context.Context, _ *sdk.EgressRequest) (*sdk.EgressResponse, error) {
+			body = &endBody{r: strings.NewReader("data: [DONE]\n\n: trailing keep-alive\n\n"), ctx: ctx, hold: hold}
+			return &sdk.EgressResponse{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: body}, nil
+		})
+		if err := e.Configure(sdk.Config{Egress: egress}); err != nil {
+			t.Fatal(err)
+		}
+		err := e.Post(context.Background(), "/chat", struct{}{}, func(r *sdk.Reply) error {
+			_, err := r.Body.ReadString('\n') // the terminal event, and no further
+			return err
+		})
+		if err != nil {
+			t.Fatalf("hold=%v: %v", hold, err)
+		}
+		if !hold && (!body.eof || body.canceled) {
+			t.Errorf("the body was not read to its end before it was closed")
+		}
+		if hold && !body.canceled {
+			t.Errorf("an upstream that holds the body open did not have its request ended")
+		}
+	}
+}

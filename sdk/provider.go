@@ -45,7 +45,7 @@ const (
 	EventReasoningDelta EventType = "reasoning_delta" // Text, Signature, Redacted
 	EventToolCall       EventType = "tool_call"       // ToolCall and Index, complete
 	EventUsage          EventType = "usage"           // Usage
-	EventFinish         EventType = "finish"          // Finish, exactly once, last
+	EventFinish         EventType = "finish"          // Finish and Skipped, exactly once, last
 )
 
 // FinishReason says why a model stopped.
@@ -89,6 +89,11 @@ type Event struct {
 	Usage     *Usage
 	Finish    FinishReason
 	Model     string
+	// Skipped, on EventFinish, counts the upstream stream events the
+	// plugin could not decode and passed over (sdk.Stream.Skip): the
+	// answer is complete, since its terminal event arrived, but the
+	// upstream sent something it should not have.
+	Skipped int
 }
 
 // Sink receives the events of one Generate call.

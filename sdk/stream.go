@@ -15,12 +15,19 @@ import "context"
 //   - Finish sends that usage, when any was reported, then the one
 //     EventFinish; a reply with neither text nor a tool call fails with
 //     ErrNoText instead, since an empty answer is not a success;
-//   - nothing is sent after the finish.
+//   - nothing is sent after the finish;
+//   - an upstream event that cannot be decoded is passed over and counted
+//     (Skip), unless Strict is set; the count goes out on EventFinish.
 //
 // The host checks the same rules on its side (the chain holds the start
 // and usage until content arrives, and the finish until Generate returns
 // nil). A Stream serves one Generate call on one goroutine.
 type Stream struct {
+	// Strict makes Skip fail the reply instead of passing over an event
+	// that cannot be decoded: the plugin's strict_stream attribute. Set it
+	// before the first event.
+	Strict bool
+
 	out      Sink
 	model    string
 	started  bool
@@ -28,6 +35,7 @@ type Stream struct {
 	text     bool   // a non-empty text delta was sent
 	calls    []bool // by Index: the call was sent
 	usage    usageFields
+	skipped  int // events passed over by Skip
 }
 
 // usageFields holds reported counts by value, so that a report costs no
@@ -142,8 +150,25 @@ func (s *Stream) Usage(u *Usage) {
 	take(&f.cacheWrite, &f.hasCacheWrite, u.CacheWriteTokens)
 }
 
+// Skip reports one upstream event whose data could not be decoded, err
+// being the failure to return for it. Unless Strict is set, the event is
+// passed over: Skip counts it and returns nil, and the decoder reads on.
+// A stream that skipped an event still needs its terminal event (the
+// decoder's rule, not Skip's): without one it is a cut stream. An event
+// that names itself an error is never skipped; classify it instead.
+func (s *Stream) Skip(err error) error {
+	if s.Strict {
+		return err
+	}
+	s.skipped++
+	return nil
+}
+
+// Skipped is the number of events Skip passed over so far.
+func (s *Stream) Skipped() int { return s.skipped }
+
 // Finish ends a complete reply: the usage, when any was reported, then
-// EventFinish with reason. It returns ErrNoText (as an *Error with that
+// EventFinish with reason and the count of events Skip passed over. It returns ErrNoText (as an *Error with that
 // code) when the reply has neither text nor a tool call, and sends nothing
 // then; a wire format with a finer verdict, such as a refusal, checks
 // HasContent first and returns its own.
@@ -159,7 +184,7 @@ func (s *Stream) Finish(ctx context.Context, reason FinishReason) error {
 	if err := s.sendUsage(ctx); err != nil {
 		return err
 	}
-	if err := s.send(ctx, Event{Type: EventFinish, Finish: reason}); err != nil {
+	if err := s.send(ctx, Event{Type: EventFinish, Finish: reason, Skipped: s.skipped}); err != nil {
 		return err
 	}
 	s.finished = true

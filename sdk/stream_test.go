@@ -232,3 +232,58 @@ func TestStreamSinkError(t *testing.T) {
 		t.Errorf("started %t, content %t after a refused start, want neither", s.Started(), s.HasContent())
 	}
 }
+
+// TestStreamSkip: an undecodable event is passed over and counted on the
+// finish, unless the stream is strict, when Skip hands back the failure.
+func TestStreamSkip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bad := &sdk.Error{Class: sdk.ClassTransient, Code: "malformed_chunk", Message: "acme: malformed stream chunk"}
+	for _, c := range []struct {
+		name    string
+		strict  bool
+		want    []sdk.Event
+		wantErr error
+	}{
+		{"lenient: skipped and counted", false, []sdk.Event{
+			{Type: sdk.EventStart, Model: "requested"},
+			{Type: sdk.EventTextDelta, Text: "Hi"},
+			{Type: sdk.EventTextDelta, Text: " there"},
+			{Type: sdk.EventFinish, Finish: sdk.FinishStop, Skipped: 2},
+		}, nil},
+		{"strict: the first one fails the reply", true, []sdk.Event{
+			{Type: sdk.EventStart, Model: "requested"},
+			{Type: sdk.EventTextDelta, Text: "Hi"},
+		}, bad},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var rec sdktest.Recorder
+			s := sdk.NewStream(&rec, "requested")
+			s.Strict = c.strict
+			err := func() error {
+				if err := s.Text(ctx, "Hi"); err != nil {
+					return err
+				}
+				for range 2 {
+					if err := s.Skip(bad); err != nil {
+						return s.Fail(ctx, err)
+					}
+				}
+				if err := s.Text(ctx, " there"); err != nil {
+					return err
+				}
+				return s.Finish(ctx, sdk.FinishStop)
+			}()
+			if !errors.Is(err, c.wantErr) || (err == nil) != (c.wantErr == nil) {
+				t.Fatalf("err = %v, want %v", err, c.wantErr)
+			}
+			if diff := cmp.Diff(c.want, rec.Events()); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+			if !c.strict && s.Skipped() != 2 {
+				t.Errorf("Skipped() = %d, want 2", s.Skipped())
+			}
+		})
+	}
+}

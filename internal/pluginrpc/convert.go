@@ -166,7 +166,7 @@ func requestFromProto(p *pb.GenerateRequest) *sdk.Request {
 func eventToProto(e sdk.Event) *pb.Event {
 	out := &pb.Event{
 		Type: string(e.Type), Text: e.Text, Signature: e.Signature, Redacted: e.Redacted,
-		Index: int32(e.Index), Finish: string(e.Finish), Model: e.Model,
+		Index: int32(e.Index), Finish: string(e.Finish), Model: e.Model, Skipped: int32(e.Skipped),
 	}
 	if e.ToolCall != nil {
 		out.ToolCall = toolCallToProto(*e.ToolCall)
@@ -183,7 +183,7 @@ func eventToProto(e sdk.Event) *pb.Event {
 func eventFromProto(p *pb.Event) sdk.Event {
 	out := sdk.Event{
 		Type: sdk.EventType(p.GetType()), Text: p.GetText(), Signature: p.GetSignature(), Redacted: p.GetRedacted(),
-		Index: int(p.GetIndex()), Finish: sdk.FinishReason(p.GetFinish()), Model: p.GetModel(),
+		Index: int(p.GetIndex()), Finish: sdk.FinishReason(p.GetFinish()), Model: p.GetModel(), Skipped: int(p.GetSkipped()),
 	}
 	if p.ToolCall != nil {
 		c := toolCallFromProto(p.ToolCall)

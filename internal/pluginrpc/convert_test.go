@@ -55,6 +55,7 @@ func TestEventRoundTrip(t *testing.T) {
 		{Type: sdk.EventUsage, Usage: &sdk.Usage{InputTokens: sdk.Tokens(0), OutputTokens: sdk.Tokens(7)}},
 		{Type: sdk.EventUsage, Usage: &sdk.Usage{CacheReadTokens: sdk.Tokens(3), CacheWriteTokens: sdk.Tokens(4)}},
 		{Type: sdk.EventFinish, Finish: sdk.FinishToolCalls},
+		{Type: sdk.EventFinish, Finish: sdk.FinishStop, Skipped: 2},
 	} {
 		got := eventFromProto(eventToProto(ev))
 		if diff := cmp.Diff(ev, got, equateEmpty); diff != "" {

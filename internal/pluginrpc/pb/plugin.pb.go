@@ -1196,16 +1196,19 @@ func (x *Usage) GetCacheWriteTokens() int64 {
 }
 
 type Event struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
-	Signature     string                 `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
-	Redacted      string                 `protobuf:"bytes,4,opt,name=redacted,proto3" json:"redacted,omitempty"`
-	ToolCall      *ToolCallPart          `protobuf:"bytes,5,opt,name=tool_call,json=toolCall,proto3" json:"tool_call,omitempty"`
-	Index         int32                  `protobuf:"varint,6,opt,name=index,proto3" json:"index,omitempty"`
-	Usage         *Usage                 `protobuf:"bytes,7,opt,name=usage,proto3" json:"usage,omitempty"`
-	Finish        string                 `protobuf:"bytes,8,opt,name=finish,proto3" json:"finish,omitempty"`
-	Model         string                 `protobuf:"bytes,9,opt,name=model,proto3" json:"model,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Type      string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Text      string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	Signature string                 `protobuf:"bytes,3,opt,name=signature,proto3" json:"signature,omitempty"`
+	Redacted  string                 `protobuf:"bytes,4,opt,name=redacted,proto3" json:"redacted,omitempty"`
+	ToolCall  *ToolCallPart          `protobuf:"bytes,5,opt,name=tool_call,json=toolCall,proto3" json:"tool_call,omitempty"`
+	Index     int32                  `protobuf:"varint,6,opt,name=index,proto3" json:"index,omitempty"`
+	Usage     *Usage                 `protobuf:"bytes,7,opt,name=usage,proto3" json:"usage,omitempty"`
+	Finish    string                 `protobuf:"bytes,8,opt,name=finish,proto3" json:"finish,omitempty"`
+	Model     string                 `protobuf:"bytes,9,opt,name=model,proto3" json:"model,omitempty"`
+	// On a finish: the upstream events the plugin could not decode and
+	// passed over.
+	Skipped       int32 `protobuf:"varint,10,opt,name=skipped,proto3" json:"skipped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1301,6 +1304,13 @@ func (x *Event) GetModel() string {
 		return x.Model
 	}
 	return ""
+}
+
+func (x *Event) GetSkipped() int32 {
+	if x != nil {
+		return x.Skipped
+	}
+	return 0
 }
 
 type ToolsResponse struct {
@@ -1832,7 +1842,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\r_input_tokensB\x10\n" +
 	"\x0e_output_tokensB\x14\n" +
 	"\x12_cache_read_tokensB\x15\n" +
-	"\x13_cache_write_tokens\"\x95\x02\n" +
+	"\x13_cache_write_tokens\"\xaf\x02\n" +
 	"\x05Event\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
@@ -1842,7 +1852,9 @@ const file_plugin_proto_rawDesc = "" +
 	"\x05index\x18\x06 \x01(\x05R\x05index\x12+\n" +
 	"\x05usage\x18\a \x01(\v2\x15.axon.plugin.v1.UsageR\x05usage\x12\x16\n" +
 	"\x06finish\x18\b \x01(\tR\x06finish\x12\x14\n" +
-	"\x05model\x18\t \x01(\tR\x05model\"?\n" +
+	"\x05model\x18\t \x01(\tR\x05model\x12\x18\n" +
+	"\askipped\x18\n" +
+	" \x01(\x05R\askipped\"?\n" +
 	"\rToolsResponse\x12.\n" +
 	"\x05tools\x18\x01 \x03(\v2\x18.axon.plugin.v1.ToolSpecR\x05tools\"\x82\x01\n" +
 	"\vCallRequest\x12\x17\n" +
