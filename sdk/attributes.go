@@ -45,3 +45,12 @@ func HeadersAttribute(example string) Attribute {
 	}
 	return Attribute{Name: "headers", Type: "map(string)", Description: d + ". Credential headers are refused: the host injects the credential."}
 }
+
+// StrictStreamAttribute declares strict_stream: off (the default), a
+// stream event that cannot be decoded is passed over and counted
+// (Stream.Skip); on, it fails the reply as it always did. Set it from the
+// config with Stream.Strict.
+func StrictStreamAttribute() Attribute {
+	return Attribute{Name: "strict_stream", Type: "bool", Default: Default(false),
+		Description: "Fail a streamed reply on an event that is not valid JSON, instead of skipping and counting it (the reply still needs its terminal event either way)."}
+}

@@ -24,6 +24,7 @@ type config struct {
 	AnthropicVersion string            `json:"anthropic_version"`
 	Headers          map[string]string `json:"headers"`
 	ThinkingBudget   int               `json:"thinking_budget"`
+	StrictStream     bool              `json:"strict_stream"`
 
 	header http.Header // Headers, checked
 }
@@ -41,6 +42,7 @@ func schema() sdk.Schema {
 		sdk.HeadersAttribute(`{ "anthropic-beta" = "..." }`),
 		{Name: "thinking_budget", Type: "number", Default: sdk.Default(0),
 			Description: "Extended thinking budget_tokens; 0 turns thinking off. A request can override it with the thinking_budget option."},
+		sdk.StrictStreamAttribute(),
 	}}
 }
 

@@ -54,6 +54,7 @@ func (a *anthropic) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink
 	}
 	return a.api.Post(ctx, "/v1/messages", wr, func(r *sdk.Reply) error {
 		t := newTurn(out)
+		t.s.Strict = a.cfg.StrictStream
 		if r.JSON {
 			return decodeMessage(ctx, r.Body, t)
 		}

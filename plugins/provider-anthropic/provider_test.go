@@ -37,6 +37,7 @@ func TestInfo(t *testing.T) {
 		"anthropic_version string": `"2023-06-01"`,
 		"headers map(string)":      "",
 		"thinking_budget number":   "0",
+		"strict_stream bool":       "false",
 	}
 	if diff := cmp.Diff(want, defaults); diff != "" {
 		t.Errorf("schema attributes and defaults (-want +got):\n%s", diff)

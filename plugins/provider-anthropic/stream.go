@@ -52,7 +52,9 @@ type openBlock struct {
 // decodeStream turns a Messages API event stream into events on t. It
 // returns when message_stop arrives (the rest of the body is not read), on
 // an error event, or when the body ends, which without message_stop is a
-// failure: a cut stream must never look like a complete reply.
+// failure: a cut stream must never look like a complete reply. An event
+// that is not JSON is skipped and counted (t.s.Skip; an error with
+// strict_stream): message_stop is still required.
 func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 	events := sse.NewReader(body)
 	open := map[int]*openBlock{}
@@ -70,7 +72,13 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 		}
 		ev = wireEvent{}
 		if err := json.Unmarshal(raw.Data, &ev); err != nil {
-			return sdk.Transientf("anthropic: malformed stream event")
+			if bytes.Equal(raw.Type, []byte("error")) {
+				return streamError(nil) // an error, even one that is not JSON, is never skipped
+			}
+			if err := t.s.Skip(errMalformedEvent.Newf("anthropic: malformed stream event")); err != nil {
+				return err
+			}
+			continue
 		}
 		done, err := applyEvent(ctx, t, open, &ev)
 		if err != nil || done {
@@ -178,6 +186,10 @@ func closeBlock(ctx context.Context, t *turn, b *openBlock) error {
 	}
 	return nil
 }
+
+// errMalformedEvent: a stream event that is not JSON, with strict_stream
+// on.
+var errMalformedEvent = &sdk.Error{Class: sdk.ClassTransient, Code: "malformed_chunk"}
 
 func protocolError(what string) error {
 	return sdk.Permanentf("anthropic: protocol error: %s", what)

@@ -20,6 +20,7 @@ type config struct {
 	MaxTokens       int               `json:"max_tokens"`
 	ThinkingBudget  *int              `json:"thinking_budget"`
 	IncludeThoughts bool              `json:"include_thoughts"`
+	StrictStream    bool              `json:"strict_stream"`
 	Headers         map[string]string `json:"headers"`
 
 	header http.Header // Headers, checked
@@ -38,6 +39,7 @@ func schema() sdk.Schema {
 		{Name: "include_thoughts", Type: "bool", Default: sdk.Default(false),
 			Description: "Ask for thought summaries (thinkingConfig.includeThoughts); they stream as reasoning deltas."},
 		sdk.HeadersAttribute(""),
+		sdk.StrictStreamAttribute(),
 	}}
 }
 

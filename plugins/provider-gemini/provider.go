@@ -62,6 +62,7 @@ func (g *gemini) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) e
 	}
 	return g.api.Post(ctx, streamPath(model), wr, func(r *sdk.Reply) error {
 		t := newTurn(out, model, callIDSeed(r.Request))
+		t.s.Strict = g.cfg.StrictStream
 		if r.JSON {
 			return decodeJSON(ctx, r.Body, t)
 		}

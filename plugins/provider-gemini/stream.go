@@ -14,7 +14,9 @@ import (
 // data-only, one whole GenerateContentResponse each, with no terminator
 // event: the body ends after the chunk holding finishReason. A body cut
 // inside a line, or ending without a finishReason, is a failure: a cut
-// stream must never look like a complete reply.
+// stream must never look like a complete reply. A chunk that is not JSON
+// is skipped and counted (t.s.Skip; an error with strict_stream): the
+// finishReason is still required.
 func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 	events := sse.NewReader(body)
 	var chunk wireResponse // reused: its slices are overwritten per event
@@ -30,13 +32,20 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 		}
 		chunk = wireResponse{}
 		if err := json.Unmarshal(raw.Data, &chunk); err != nil {
-			return sdk.Transientf("gemini: malformed stream chunk")
+			if err := t.s.Skip(errMalformedChunk.Newf("gemini: malformed stream chunk")); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := t.chunk(ctx, &chunk); err != nil {
 			return err
 		}
 	}
 }
+
+// errMalformedChunk: a stream chunk that is not JSON, with strict_stream
+// on.
+var errMalformedChunk = &sdk.Error{Class: sdk.ClassTransient, Code: "malformed_chunk"}
 
 // decodeJSON turns a JSON body into events on t: one response object
 // (generateContent), or a JSON array of them (streamGenerateContent

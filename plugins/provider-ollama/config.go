@@ -26,6 +26,7 @@ type config struct {
 	KeepAlive string            `json:"keep_alive"`
 	Options   map[string]string `json:"options"`
 	Headers   map[string]string `json:"headers"`
+	Strict    bool              `json:"strict_stream"`
 }
 
 // settings is config checked and turned into wire values once, at
@@ -38,6 +39,7 @@ type settings struct {
 	keepAlive json.RawMessage            // nil: the server's default
 	options   map[string]json.RawMessage // runtime options: numbers and booleans
 	header    http.Header                // the headers attribute, checked
+	strict    bool                       // strict_stream
 }
 
 // schema declares the attributes of config to the host.
@@ -55,6 +57,7 @@ func schema() sdk.Schema {
 		{Name: "options", Type: "map(string)",
 			Description: "Runtime options sent as options, each value a number or true/false, e.g. { num_ctx = 8192, top_k = 20 }. num_predict and stop have their own knobs."},
 		sdk.HeadersAttribute(""),
+		sdk.StrictStreamAttribute(),
 	}}
 }
 
@@ -64,7 +67,7 @@ func parseConfig(cfg sdk.Config) (settings, error) {
 	if err := cfg.Decode(&c); err != nil {
 		return settings{}, err
 	}
-	s := settings{model: c.Model, maxTokens: c.MaxTokens}
+	s := settings{model: c.Model, maxTokens: c.MaxTokens, strict: c.Strict}
 	var err error
 	if s.baseURL, err = parseBaseURL(c.BaseURL); err != nil {
 		return settings{}, err

@@ -53,6 +53,7 @@ func (o *ollama) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) e
 	}
 	return o.api.Post(ctx, "/api/chat", wr, func(r *sdk.Reply) error {
 		t := newTurn(out)
+		t.s.Strict = o.cfg.strict
 		if r.JSON {
 			return decodeReply(ctx, r.Body, t)
 		}

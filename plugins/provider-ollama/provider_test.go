@@ -38,6 +38,7 @@ func TestInfo(t *testing.T) {
 		"keep_alive string":   "",
 		"options map(string)": "",
 		"headers map(string)": "",
+		"strict_stream bool":  "false",
 	}
 	if diff := cmp.Diff(want, defaults); diff != "" {
 		t.Errorf("schema attributes and defaults (-want +got):\n%s", diff)

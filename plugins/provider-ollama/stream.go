@@ -24,7 +24,9 @@ type wireChunk struct {
 // decodeStream turns an NDJSON body into events on t. It returns after the
 // done line (the rest of the body is not read), on an error line, or when
 // the body ends, which without a done line is a failure: a cut stream must
-// never look like a complete reply.
+// never look like a complete reply. A line that is not JSON is skipped and
+// counted (t.s.Skip; an error with strict_stream): the done line is still
+// required.
 func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 	lines := newLineReader(body)
 	var c wireChunk // zeroed per line: a field one line omits must not carry over
@@ -38,14 +40,21 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 		}
 		c = wireChunk{}
 		if err := json.Unmarshal(line, &c); err != nil {
-			// A line cut by a broken connection lands here too.
-			return sdk.Transientf("ollama: malformed or cut stream line")
+			// A line cut by a broken connection lands here too; skipped,
+			// it leaves a stream without its done line, which is cut.
+			if err := t.s.Skip(errMalformedLine.Newf("ollama: malformed or cut stream line")); err != nil {
+				return err
+			}
+			continue
 		}
 		if done, err := apply(ctx, t, &c); err != nil || done {
 			return err
 		}
 	}
 }
+
+// errMalformedLine: a stream line that is not JSON, with strict_stream on.
+var errMalformedLine = &sdk.Error{Class: sdk.ClassTransient, Code: "malformed_chunk"}
 
 // decodeReply turns a non-streaming JSON body into events: Ollama answers
 // with one when a proxy or an old server ignores "stream": true.

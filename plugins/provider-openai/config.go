@@ -53,6 +53,7 @@ type config struct {
 	ReasoningField  string            `json:"reasoning_field"`
 	IncludeUsage    bool              `json:"include_usage"`
 	API             string            `json:"api"`
+	StrictStream    bool              `json:"strict_stream"`
 
 	header http.Header // Headers, checked
 }
@@ -76,6 +77,7 @@ func schema() sdk.Schema {
 			Description: "Send stream_options.include_usage so the server reports token usage; turn off for servers that reject it."},
 		{Name: "api", Type: "string", Default: sdk.Default(defaultAPI),
 			Description: "Wire family: chat (POST {base_url}/chat/completions, every compatible server) or responses (POST {base_url}/responses, OpenAI's Responses API; no stop sequences)."},
+		sdk.StrictStreamAttribute(),
 	}}
 }
 

@@ -86,6 +86,9 @@ func render(t *testing.T, events []sdk.Event, err error) string {
 			line["usage"] = u
 		case sdk.EventFinish:
 			line["finish"] = ev.Finish
+			if ev.Skipped > 0 {
+				line["skipped"] = ev.Skipped
+			}
 		}
 		writeJSONLine(t, &b, line)
 	}

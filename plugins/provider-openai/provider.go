@@ -61,6 +61,7 @@ func (p *openai) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) e
 	}
 	return p.api.Post(ctx, w.path, wire, func(r *sdk.Reply) error {
 		t := newTurn(out, model, r.Request)
+		t.s.Strict = p.cfg.StrictStream
 		if r.JSON {
 			return w.decodeJSON(ctx, r.Body, t)
 		}

@@ -134,7 +134,7 @@ func TestInfo(t *testing.T) {
 			t.Errorf("attribute %s has no description", a.Name)
 		}
 	}
-	want := []string{"base_url", "model", "max_tokens", "max_tokens_field", "headers", "reasoning_effort", "reasoning_field", "include_usage", "api"}
+	want := []string{"base_url", "model", "max_tokens", "max_tokens_field", "headers", "reasoning_effort", "reasoning_field", "include_usage", "api", "strict_stream"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("attributes (-want +got):\n%s", diff)
 	}

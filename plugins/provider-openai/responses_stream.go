@@ -35,6 +35,8 @@ type responsesStream struct {
 // decodeResponsesStream reads a streamed Responses reply into t. It ends at
 // response.completed, response.incomplete or response.failed; a stream
 // that stops before any of them was cut, and that is a transient failure.
+// An event that is not JSON is skipped and counted (an error with
+// strict_stream).
 func decodeResponsesStream(ctx context.Context, body io.Reader, t *turn) error {
 	s := &responsesStream{t: t}
 	sr := newEventReader(body)
@@ -50,11 +52,17 @@ func decodeResponsesStream(ctx context.Context, body io.Reader, t *turn) error {
 		if len(data) == 0 || string(data) == doneMarker {
 			continue // a keep-alive; Responses streams end without [DONE]
 		}
+		if string(ev.Type) == "error" {
+			return t.fail(ctx, streamError(data)) // an error, even one that is not JSON, is never skipped
+		}
 		var e responsesEvent
 		if err := json.Unmarshal(data, &e); err != nil {
-			return t.fail(ctx, &sdk.Error{Class: sdk.ClassTransient, Code: "malformed_chunk", Message: "openai: malformed stream event"})
+			if err := t.s.Skip(errMalformedChunk.Newf("openai: malformed stream event")); err != nil {
+				return t.fail(ctx, err)
+			}
+			continue
 		}
-		if e.Type == "error" || string(ev.Type) == "error" {
+		if e.Type == "error" {
 			return t.fail(ctx, streamError(data))
 		}
 		done, err := s.event(ctx, &e)

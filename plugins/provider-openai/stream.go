@@ -24,10 +24,17 @@ func newEventReader(body io.Reader) *sse.Reader {
 // doneMarker is the data of the event that ends a stream.
 const doneMarker = "[DONE]"
 
+// errMalformedChunk: a stream event that is not JSON, with strict_stream
+// on (without it the event is skipped and counted).
+var errMalformedChunk = &sdk.Error{Class: sdk.ClassTransient, Code: "malformed_chunk"}
+
 // decodeStream reads a streamed chat completion (SSE of
 // chat.completion.chunk objects) into t. The stream ends at data: [DONE];
 // one that stops without [DONE] and without a finish_reason was cut, and
-// that is a transient failure, never a short success.
+// that is a transient failure, never a short success. A chunk that is not
+// JSON is skipped and counted (t.s.Skip; an error with strict_stream), and
+// a stream that skipped one must end with [DONE]: the skipped chunk may
+// have been the body's last, cut short.
 func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 	sr := newEventReader(body)
 	var c chunk
@@ -58,7 +65,10 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 		clear(choices)
 		c = chunk{Choices: choices[:0]}
 		if err := json.Unmarshal(data, &c); err != nil {
-			return t.fail(ctx, &sdk.Error{Class: sdk.ClassTransient, Code: "malformed_chunk", Message: "openai: malformed stream chunk"})
+			if err := t.s.Skip(errMalformedChunk.Newf("openai: malformed stream chunk")); err != nil {
+				return t.fail(ctx, err)
+			}
+			continue
 		}
 		if len(c.Error) > 0 && !bytes.Equal(c.Error, []byte("null")) {
 			t.addUsage(c.Usage) // OpenRouter reports what the failed reply cost
@@ -68,7 +78,7 @@ func decodeStream(ctx context.Context, body io.Reader, t *turn) error {
 			return err
 		}
 	}
-	if !done && t.finish == "" {
+	if !done && (t.finish == "" || t.s.Skipped() > 0) {
 		return t.fail(ctx, sdk.ErrCutStream.Newf("openai: stream ended before the reply finished"))
 	}
 	return t.end(ctx)

@@ -51,6 +51,7 @@ type outcomeEvent struct {
 	ToolCall  *outcomeToolCall `json:"tool_call,omitempty"`
 	Usage     *outcomeUsage    `json:"usage,omitempty"`
 	Finish    sdk.FinishReason `json:"finish,omitempty"`
+	Skipped   int              `json:"skipped,omitempty"` // events the plugin passed over
 }
 
 type outcomeToolCall struct {
@@ -82,7 +83,7 @@ func RenderOutcome(t testing.TB, events []sdk.Event, err error) []byte {
 	t.Helper()
 	var o outcome
 	for _, ev := range events {
-		g := outcomeEvent{Type: ev.Type, Model: ev.Model, Text: ev.Text, Signature: ev.Signature, Redacted: ev.Redacted, Finish: ev.Finish}
+		g := outcomeEvent{Type: ev.Type, Model: ev.Model, Text: ev.Text, Signature: ev.Signature, Redacted: ev.Redacted, Finish: ev.Finish, Skipped: ev.Skipped}
 		if ev.ToolCall != nil {
 			idx := ev.Index
 			g.Index = &idx
