@@ -31,14 +31,23 @@ type wireError struct {
 	retryDelay time.Duration
 	reasons    []string // Gemini ErrorInfo.reason
 	quotaIDs   []string // Gemini QuotaFailure.violations[].quotaId
+	innerCode  string   // Azure innererror.code: ResponsibleAIPolicyViolation
+}
+
+// innerError is Azure OpenAI's finer code beside error.code.
+type innerError struct {
+	Code string `json:"code"`
 }
 
 type errorObject struct {
 	Message    string          `json:"message"`
 	Type       string          `json:"type"`
 	Code       json.RawMessage `json:"code"`
-	Status     string          `json:"status"`
+	Status     json.RawMessage `json:"status"` // Gemini: an RPC status name; Azure: the HTTP status, a number
 	StatusCode int             `json:"status_code"`
+	InnerError *innerError     `json:"innererror"`
+	InnerErr   *innerError     `json:"inner_error"` // Azure's image API spells it so
+
 	Details    []struct {
 		Type       string `json:"@type"`
 		RetryDelay string `json:"retryDelay"`
@@ -88,7 +97,15 @@ func parseError(b []byte) (we wireError, ok bool) {
 }
 
 func fromObject(o errorObject) wireError {
-	we := wireError{message: o.Message, typ: o.Type, rpcStatus: o.Status, statusCode: o.StatusCode}
+	we := wireError{message: o.Message, typ: o.Type, statusCode: o.StatusCode}
+	if s := bytes.TrimSpace(o.Status); len(s) > 0 && s[0] == '"' {
+		_ = json.Unmarshal(s, &we.rpcStatus) // a number (Azure) repeats the HTTP status: nothing finer
+	}
+	for _, ie := range []*innerError{o.InnerError, o.InnerErr} {
+		if ie != nil && ie.Code != "" {
+			we.innerCode = ie.Code
+		}
+	}
 	code := bytes.TrimSpace(o.Code)
 	if len(code) > 0 && code[0] == '"' {
 		_ = json.Unmarshal(code, &we.code) // a malformed code reads as none
@@ -167,6 +184,10 @@ func codeClass(id string) sdk.Class {
 	case "rate_limit_exceeded", "rate_limit_error", "overloaded_error", "server_error", "api_error",
 		"server_is_overloaded", "slow_down", "capacity_exceeded", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED":
 		return sdk.ClassTransient
+	case "content_policy_violation", // OpenAI: the safety system rejected the request
+		"content_filter",               // Azure OpenAI: a content filter blocked the prompt
+		"ResponsibleAIPolicyViolation": // Azure OpenAI's innererror.code for the same
+		return sdk.ClassContentFilter
 	case "tool_use_failed", // Groq: the model's call does not match its schema, like malformed tool JSON
 		"invalid_prompt", // Responses API: the prompt was refused as it stands
 		"model_not_found", "not_found_error", "NOT_FOUND":
@@ -176,14 +197,17 @@ func codeClass(id string) sdk.Class {
 }
 
 // codePriority orders the classes codes decide, for a body whose fields
-// disagree: a quota or overflow verdict is the most specific.
+// disagree: a quota or overflow verdict is the most specific. A refusal
+// outranks the status too: Azure sends its content filter as a 400.
 func codePriority(c sdk.Class) int {
 	switch c {
 	case sdk.ClassQuotaExhausted:
-		return 5
+		return 6
 	case sdk.ClassContextOverflow:
-		return 4
+		return 5
 	case sdk.ClassAuthRequired:
+		return 4
+	case sdk.ClassContentFilter:
 		return 3
 	case sdk.ClassTransient:
 		return 2
@@ -229,7 +253,7 @@ func classifyFields(status int, we wireError) sdk.Class {
 		return sdk.ClassTransient
 	}
 	var decided sdk.Class
-	for _, id := range append([]string{we.code, we.typ, we.rpcStatus}, we.reasons...) {
+	for _, id := range append([]string{we.code, we.typ, we.rpcStatus, we.innerCode}, we.reasons...) {
 		if c := codeClass(id); codePriority(c) > codePriority(decided) {
 			decided = c
 		}

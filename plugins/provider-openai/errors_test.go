@@ -76,6 +76,21 @@ func TestHTTPError(t *testing.T) {
 		{"should-retry false on 500", 500, map[string]string{"X-Should-Retry": "false"}, ``, errorSummary{Class: sdk.ClassPermanent, Status: 500}},
 		{"should-retry leaves auth alone", 401, map[string]string{"X-Should-Retry": "true"}, ``, errorSummary{Class: sdk.ClassAuthRequired, Status: 401}},
 		{"ollama string error", 500, nil, `{"error":"model requires more system memory"}`, errorSummary{Class: sdk.ClassTransient, Status: 500}},
+		{"openai content_policy_violation", 400, nil,
+			`{"error":{"code":"content_policy_violation","message":"Your request was rejected as a result of our safety system.","param":null,"type":"invalid_request_error"}}`,
+			errorSummary{Class: sdk.ClassContentFilter, Status: 400}},
+		{"azure content_filter, status as a number", 400, nil,
+			`{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.","type":null,"param":"prompt","code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation","content_filter_result":{"hate":{"filtered":false,"severity":"safe"},"jailbreak":{"filtered":true,"detected":true}}}}}`,
+			errorSummary{Class: sdk.ClassContentFilter, Status: 400}},
+		{"azure inner code alone", 400, nil,
+			`{"error":{"code":"BadRequest","message":"filtered","inner_error":{"code":"ResponsibleAIPolicyViolation"}}}`,
+			errorSummary{Class: sdk.ClassContentFilter, Status: 400}},
+		{"content filter beats should-retry true", 400, map[string]string{"X-Should-Retry": "true"},
+			`{"error":{"code":"content_filter"}}`,
+			errorSummary{Class: sdk.ClassContentFilter, Status: 400}},
+		{"azure numeric status on another error", 429, nil,
+			`{"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation have exceeded the rate limit","status":429}}`,
+			errorSummary{Class: sdk.ClassTransient, Status: 429}},
 		{"truncated body", 429, nil, `{"error":{"code":"insuff`, errorSummary{Class: sdk.ClassTransient, Status: 429}},
 	}
 	for _, c := range cases {
@@ -111,6 +126,8 @@ func TestStreamError(t *testing.T) {
 		{"gemini array with retry", `[{"error":{"code":503,"status":"UNAVAILABLE","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"2s"}]}}]`,
 			errorSummary{Class: sdk.ClassTransient, RetryAfter: 2 * time.Second}},
 		{"not JSON", `oops`, errorSummary{Class: sdk.ClassTransient}},
+		{"in-band azure content filter", `{"error":{"code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation"}}}`,
+			errorSummary{Class: sdk.ClassContentFilter}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
