@@ -48,7 +48,7 @@ type errorObject struct {
 	InnerError *innerError     `json:"innererror"`
 	InnerErr   *innerError     `json:"inner_error"` // Azure's image API spells it so
 
-	Details    []struct {
+	Details []struct {
 		Type       string `json:"@type"`
 		RetryDelay string `json:"retryDelay"`
 		Reason     string `json:"reason"`
