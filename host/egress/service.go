@@ -330,6 +330,10 @@ func (s *Service) transportError(ctx context.Context, c *call, method, host stri
 	return &sdk.Error{Class: sdk.ClassTransient, Message: "egress: " + secret.Redact(inner.Error())}
 }
 
+// finish logs one request as it ended: a body read to its end, or closed
+// by the caller without a read error, is a clean finish and has no error;
+// a caller that cancelled while the upstream was still sending is logged
+// with error="context canceled", and a failure with its error.
 func (s *Service) finish(method, host string, status int, n int64, start time.Time, err error) {
 	d := time.Since(start)
 	kv := []any{"method", method, "host", host, "status", status, "bytes", n, "duration", d.Round(time.Microsecond)}
@@ -367,9 +371,14 @@ func (b *body) Read(p []byte) (int, error) {
 		return n - int(b.n-b.limit), err
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		if f := b.c.failure(); f != nil {
+		switch f := b.c.failure(); {
+		case f != nil:
 			err = f
-		} else {
+		case b.c.ctx.Err() != nil:
+			// The caller ended the request before the upstream ended the
+			// body: a cancellation, said as such, not an upstream failure.
+			err = b.c.ctx.Err()
+		default:
 			err = &sdk.Error{Class: sdk.ClassTransient, Message: "egress: reading response: " + b.secret.Redact(err.Error())}
 		}
 	}
