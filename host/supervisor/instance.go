@@ -48,11 +48,23 @@ type Instance struct {
 	ids    sandbox.IDs    // host ids of its jail (zero: the host's own)
 	layers sandbox.Layers // what its jail enforces, for logs and `axon check`
 
+	// mu guards the fields below and is only ever held for bookkeeping: never
+	// across a start, a kill, a ping or a wait.
 	mu       sync.Mutex
-	proc     *process  // nil when not running
-	failures int       // consecutive crashes or failed starts
-	notUntil time.Time // earliest next start (backoff)
+	proc     *process      // nil when not running
+	starting *startAttempt // the start under way, nil when none
+	failures int           // consecutive crashes or failed starts
+	notUntil time.Time     // earliest next start (backoff)
 	closed   bool
+}
+
+// startAttempt is one start under way; every caller that finds it waits for
+// it with its own context. p and err are set before done is closed.
+type startAttempt struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	p      *process
+	err    error
 }
 
 // process is one running plugin process.
@@ -73,57 +85,119 @@ func newInstance(sp Spec, logger hclog.Logger, opts *Options) *Instance {
 // Name is the instance name.
 func (in *Instance) Name() string { return in.spec.Name }
 
-// stableAfter: a process that ran this long before crashing resets the backoff.
-const stableAfter = time.Minute
+// ErrPluginRestarting is the error of a call that finds its plugin in
+// restart backoff, after a crash or a failed start: the call is refused at
+// once instead of waiting, so the chain skips the hop and falls back. Its
+// RetryAfter is negative, which chain.Policy reads as "fall back now, do
+// not retry this hop". errors.Is(err, ErrPluginRestarting) matches it.
+//
+// It belongs next to sdk.ErrPluginExited; it is defined here until the sdk
+// has it.
+var ErrPluginRestarting = &sdk.Error{Class: sdk.ClassTransient, Code: "plugin_restarting"}
+
+// fallBackNow is the RetryAfter of ErrPluginRestarting (see chain.Policy).
+const fallBackNow = -time.Millisecond
+
+func (in *Instance) now() time.Time { return in.opts.clock() }
+
+func (in *Instance) errClosed() error {
+	return fmt.Errorf("plugin %s: supervisor closed", in.spec.Name)
+}
 
 // ensure returns the running process, starting it if needed. A crashed
-// process is reaped here and replaced after its backoff delay.
+// process is reaped here. In restart backoff it returns
+// ErrPluginRestarting at once; a start under way is waited for, as long as
+// ctx allows.
 func (in *Instance) ensure(ctx context.Context) (*process, error) {
 	in.mu.Lock()
-	defer in.mu.Unlock()
 	if in.closed {
-		return nil, fmt.Errorf("plugin %s: supervisor closed", in.spec.Name)
+		in.mu.Unlock()
+		return nil, in.errClosed()
 	}
-	if in.proc != nil && !in.proc.client.Exited() {
-		return in.proc, nil
+	if p := in.proc; p != nil && !p.client.Exited() {
+		in.mu.Unlock()
+		return p, nil
 	}
+	var dead *process
 	if in.proc != nil {
-		in.reapLocked("process exited")
+		dead = in.reapLocked("process exited")
 	}
-	if wait := time.Until(in.notUntil); wait > 0 {
-		in.logger.Debug("waiting before restart", "backoff", wait)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
+	a := in.starting
+	if a == nil {
+		if wait := in.notUntil.Sub(in.now()); wait > 0 {
+			failures := in.failures
+			in.mu.Unlock()
+			dead.kill()
+			return nil, &sdk.Error{Class: ErrPluginRestarting.Class, Code: ErrPluginRestarting.Code, RetryAfter: fallBackNow,
+				Message: fmt.Sprintf("plugin %s is restarting after %d failure(s): next start in %s", in.spec.Name, failures, max(wait.Round(time.Millisecond), time.Millisecond))}
 		}
+		a = in.startLocked()
 	}
-	p, err := in.start(ctx)
-	if err != nil {
-		in.failures++
-		in.notUntil = time.Now().Add(in.backoff())
-		return nil, err
+	in.mu.Unlock()
+	dead.kill()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-a.done:
+		return a.p, a.err
 	}
-	in.proc = p
-	return p, nil
+}
+
+// startLocked starts a process in the background. The start does not end
+// with the context of the call that asked for it: other calls wait for it
+// too. Close cancels it.
+func (in *Instance) startLocked() *startAttempt {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &startAttempt{done: make(chan struct{}), cancel: cancel}
+	in.starting = a
+	go func() {
+		defer cancel()
+		p, err := in.start(ctx)
+		var late *process
+		in.mu.Lock()
+		switch {
+		case err == nil && in.closed:
+			late, p, err = p, nil, in.errClosed()
+		case err == nil:
+			in.proc = p
+		case !in.closed:
+			in.failures++
+			in.notUntil = in.now().Add(in.backoff())
+		}
+		in.starting = nil
+		in.mu.Unlock()
+		late.kill()
+		a.p, a.err = p, err
+		close(a.done)
+	}()
+	return a
 }
 
 // reapLocked drops a dead or unhealthy process and schedules the restart.
-func (in *Instance) reapLocked(why string) {
+// The caller kills the returned process once it has let go of mu.
+func (in *Instance) reapLocked(why string) *process {
 	p := in.proc
 	in.proc = nil
+	if in.now().Sub(p.started) >= in.opts.StableAfter {
+		in.failures = 0
+	}
+	in.failures++
+	wait := in.backoff()
+	in.notUntil = in.now().Add(wait)
+	in.logger.Warn("plugin process lost; will restart on next use", "reason", why, "restart_in", wait)
+	return p
+}
+
+// kill ends a process dropped from its instance: gracefully, then by force
+// (go-plugin's Kill waits up to 2s for a graceful exit). Nil is no process.
+func (p *process) kill() {
+	if p == nil {
+		return
+	}
 	p.client.Kill()
 	if p.egress != nil {
 		p.egress.Close()
 	}
-	if time.Since(p.started) >= stableAfter {
-		in.failures = 0
-	}
-	in.failures++
-	in.notUntil = time.Now().Add(in.backoff())
-	in.logger.Warn("plugin process lost; will restart on next use", "reason", why, "restart_in", time.Until(in.notUntil).Round(time.Millisecond))
 }
 
 func (in *Instance) backoff() time.Duration {
@@ -149,7 +223,9 @@ func (in *Instance) start(ctx context.Context) (*process, error) {
 		client.Kill()
 		return nil, fmt.Errorf("plugin %s: start %s: %w", sp.Name, sp.Path, err)
 	}
-	p := &process{client: client, rpc: rpc, started: time.Now(), launch: l}
+	p := &process{client: client, rpc: rpc, started: in.now(), launch: l}
+	ctx, cancel := context.WithTimeout(ctx, in.opts.StartTimeout)
+	defer cancel()
 	if err := in.configure(ctx, p); err != nil {
 		client.Kill()
 		if p.egress != nil {
@@ -248,8 +324,8 @@ func (in *Instance) Info(ctx context.Context) (sdk.Info, error) {
 }
 
 // checkHealth pings a running process; an unhealthy one is killed so the
-// next call restarts it. The ping runs without the lock: a hung plugin must
-// not block callers.
+// next call restarts it. The ping and the kill run without the lock: a hung
+// plugin must not block callers.
 func (in *Instance) checkHealth() {
 	in.mu.Lock()
 	p := in.proc
@@ -262,43 +338,42 @@ func (in *Instance) checkHealth() {
 	if err == nil && !p.client.Exited() {
 		return
 	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.proc != p {
-		return // already replaced
+	why := "process exited"
+	if err != nil {
+		why = "health ping failed: " + err.Error()
 	}
-	if err == nil {
-		in.reapLocked("process exited")
-		return
-	}
-	in.reapLocked("health ping failed: " + err.Error())
+	in.lost(p, why)
 }
 
 // lost reaps p if it is still the current process.
 func (in *Instance) lost(p *process, why string) {
 	in.mu.Lock()
-	defer in.mu.Unlock()
+	var dead *process
 	if in.proc == p {
-		in.reapLocked(why)
+		dead = in.reapLocked(why)
 	}
+	in.mu.Unlock()
+	dead.kill()
 }
 
 // Stop kills the process, if running; the next call starts a new one.
 func (in *Instance) Stop() {
 	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.proc != nil {
-		in.proc.client.Kill()
-		if in.proc.egress != nil {
-			in.proc.egress.Close()
-		}
-		in.proc = nil
-	}
+	p := in.proc
+	in.proc = nil
+	in.mu.Unlock()
+	p.kill()
 }
 
+// close cancels a start under way, waits for it, and kills the process.
 func (in *Instance) close() {
 	in.mu.Lock()
 	in.closed = true
+	a := in.starting
 	in.mu.Unlock()
+	if a != nil {
+		a.cancel()
+		<-a.done
+	}
 	in.Stop()
 }

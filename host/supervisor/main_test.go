@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -15,8 +17,9 @@ import (
 )
 
 // binDir holds the plugin binaries built once for the package's tests:
-// axon-provider-echo (examples/provider-echo) and axon-provider-hostile
-// (host/internal/testplugin).
+// axon-provider-echo (examples/provider-echo), axon-provider-hostile
+// (host/internal/testplugin) and axon-provider-crasher (the same, built to
+// exit at start).
 var binDir string
 
 func bin(name string) string { return filepath.Join(binDir, "axon-provider-"+name) }
@@ -31,6 +34,7 @@ func TestMain(m *testing.M) {
 	testbin.Main(m, &binDir,
 		testbin.Target{Name: "axon-provider-echo", Pkg: "../../examples/provider-echo"},
 		testbin.Target{Name: "axon-provider-hostile", Pkg: "../internal/testplugin"},
+		testbin.Target{Name: "axon-provider-crasher", Pkg: "../internal/testplugin", Tags: "crashatstart"},
 	)
 }
 
@@ -59,3 +63,25 @@ func collect(ctx context.Context, in *Instance, text string) ([]sdk.Event, strin
 }
 
 func nullLogger() hclog.Logger { return hclog.NewNullLogger() }
+
+// testClock is a clock for Options.clock that moves only by Advance.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newTestClock() *testClock {
+	return &testClock{now: time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}

@@ -37,17 +37,24 @@ type Spec struct {
 	Egress *egress.Grant
 }
 
+// DefaultStableAfter is Options.StableAfter when unset: a plugin that ran
+// this long was serving, so its crash restarts it after BackoffBase again.
+// Crashes closer together than this grow the backoff up to BackoffMax.
+const DefaultStableAfter = 10 * time.Second
+
 // Options tunes a Supervisor.
 type Options struct {
 	HealthInterval time.Duration // ping period for running plugins; default 15s
-	StartTimeout   time.Duration // handshake deadline; default 30s
+	StartTimeout   time.Duration // handshake deadline, and again for Info and Configure; default 30s
 	BackoffBase    time.Duration // first restart delay after a crash; default 200ms
 	BackoffMax     time.Duration // default 30s
+	StableAfter    time.Duration // a process that ran this long resets the backoff; default DefaultStableAfter
 	Env            []string      // extra KEY=VALUE for every plugin (never secrets)
 	EgressOptions  []egress.Option
 	PluginIDs      IDRange // host ids for jailed plugins when the host is root; default DefaultIDRange
 
-	socketRoot string // host-private directory of the plugins' socket directories
+	socketRoot string           // host-private directory of the plugins' socket directories
+	clock      func() time.Time // time.Now; tests move it by hand
 }
 
 func (o *Options) defaults() {
@@ -62,6 +69,12 @@ func (o *Options) defaults() {
 	}
 	if o.BackoffMax <= 0 {
 		o.BackoffMax = 30 * time.Second
+	}
+	if o.StableAfter <= 0 {
+		o.StableAfter = DefaultStableAfter
+	}
+	if o.clock == nil {
+		o.clock = time.Now
 	}
 	if o.PluginIDs == (IDRange{}) {
 		o.PluginIDs = DefaultIDRange

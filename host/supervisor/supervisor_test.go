@@ -43,7 +43,8 @@ func TestEchoPluginAnswersEndToEnd(t *testing.T) {
 
 func TestPluginKilledMidStreamGivesTypedErrorThenRestarts(t *testing.T) {
 	t.Parallel()
-	s := newSupervisor(t, &logbuf.Buffer{}, Options{BackoffBase: 10 * time.Millisecond})
+	clk := newTestClock()
+	s := newSupervisor(t, &logbuf.Buffer{}, Options{BackoffBase: 10 * time.Millisecond, clock: clk.Now})
 	if err := s.Add(Spec{Name: "victim", Kind: sdk.KindProvider, Path: bin("hostile")}); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,11 @@ func TestPluginKilledMidStreamGivesTypedErrorThenRestarts(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatal("the call only ended at the test deadline")
 	}
+	if _, _, err := collect(ctx, in, "too early"); !errors.Is(err, ErrPluginRestarting) {
+		t.Fatalf("call during the restart backoff: %v, want ErrPluginRestarting at once", err)
+	}
 
+	clk.Advance(10 * time.Millisecond)
 	_, text, err := collect(ctx, in, "alive again")
 	if err != nil || text != "alive again" {
 		t.Fatalf("call after restart: %q, %v", text, err)
@@ -143,7 +148,8 @@ func TestCloseKillsEveryProcess(t *testing.T) {
 func TestHealthCheckReplacesADeadProcess(t *testing.T) {
 	t.Parallel()
 	logs := &logbuf.Buffer{}
-	s := newSupervisor(t, logs, Options{HealthInterval: 20 * time.Millisecond, BackoffBase: time.Millisecond})
+	clk := newTestClock()
+	s := newSupervisor(t, logs, Options{HealthInterval: 20 * time.Millisecond, BackoffBase: time.Millisecond, clock: clk.Now})
 	s.Add(Spec{Name: "h", Kind: sdk.KindProvider, Path: bin("echo")})
 	in, _ := s.Instance("h")
 	if err := in.Start(context.Background()); err != nil {
@@ -157,6 +163,7 @@ func TestHealthCheckReplacesADeadProcess(t *testing.T) {
 	if !logs.WaitFor("plugin process lost", 20*time.Second) {
 		t.Fatalf("health loop never noticed the dead plugin; logs:\n%s", logs)
 	}
+	clk.Advance(time.Millisecond) // the restart's backoff
 	if _, text, err := collect(context.Background(), in, "back"); err != nil || text != "back" {
 		t.Fatalf("after health restart: %q %v", text, err)
 	}

@@ -62,7 +62,7 @@ type BaseClient struct {
 func (c *BaseClient) Info(ctx context.Context) (sdk.Info, error) {
 	resp, err := c.client.Info(ctx, &pb.Empty{})
 	if err != nil {
-		return sdk.Info{}, c.err(err)
+		return sdk.Info{}, c.err(ctx, err)
 	}
 	return infoFromProto(resp), nil
 }
@@ -81,5 +81,5 @@ func (c *BaseClient) Configure(ctx context.Context, values json.RawMessage, egre
 		req.EgressBrokerId = id
 	}
 	_, err := c.client.Configure(ctx, req)
-	return c.err(err)
+	return c.err(ctx, err)
 }

@@ -38,7 +38,7 @@ type DisplayClient struct {
 func (c *DisplayClient) Caps(ctx context.Context) (sdk.DisplayCaps, error) {
 	resp, err := c.client.Caps(ctx, &pb.Empty{})
 	if err != nil {
-		return sdk.DisplayCaps{}, c.err(err)
+		return sdk.DisplayCaps{}, c.err(ctx, err)
 	}
 	return capsFromProto(resp), nil
 }
@@ -46,11 +46,11 @@ func (c *DisplayClient) Caps(ctx context.Context) (sdk.DisplayCaps, error) {
 // Show draws one frame.
 func (c *DisplayClient) Show(ctx context.Context, f sdk.Frame) error {
 	_, err := c.client.Show(ctx, frameToProto(f))
-	return c.err(err)
+	return c.err(ctx, err)
 }
 
 // Halt sleeps or blanks the display.
 func (c *DisplayClient) Halt(ctx context.Context) error {
 	_, err := c.client.Halt(ctx, &pb.Empty{})
-	return c.err(err)
+	return c.err(ctx, err)
 }

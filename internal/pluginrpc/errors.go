@@ -57,10 +57,17 @@ func codeFor(c sdk.Class) codes.Code {
 	return codes.FailedPrecondition
 }
 
-// fromStatus is the inverse of toStatus, on the calling side. exited reports
-// whether the peer process is known to be gone: a transport failure is then
-// sdk.ErrPluginExited rather than a raw gRPC error.
-func fromStatus(err error, exited func() bool) error {
+// fromStatus is the inverse of toStatus, on the calling side, for a call
+// made with ctx (nil: the caller's context is not known). Only a status
+// that carries the plugin's own pb.Error is the plugin's verdict. Without
+// one, while the caller's context is alive, a broken or closing connection
+// (Unavailable, Canceled) or a process known to be gone (exited) is
+// sdk.ErrPluginExited: the process is dying, which says nothing about the
+// request, so the chain retries it on a new process or falls back. Canceled
+// is what every call still in flight gets when the host closes a dead
+// plugin's connection (grpc: "the client connection is closing"); it is the
+// caller's own cancellation only when ctx is done.
+func fromStatus(ctx context.Context, err error, exited func() bool) error {
 	if err == nil {
 		return nil
 	}
@@ -76,14 +83,20 @@ func fromStatus(err error, exited func() bool) error {
 			}
 		}
 	}
+	callerAlive := ctx != nil && ctx.Err() == nil
 	switch {
 	case exited != nil && exited():
 		return &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrPluginExited.Code, Message: "plugin exited during the call"}
 	case st.Code() == codes.Unavailable:
 		// A transport failure with no sdk detail: the connection to the plugin broke.
 		return &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrPluginExited.Code, Message: "plugin connection lost: " + st.Message()}
+	case st.Code() == codes.Canceled && callerAlive:
+		return &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrPluginExited.Code, Message: "plugin connection closed: " + st.Message()}
 	case st.Code() == codes.Canceled:
 		return context.Canceled
+	case st.Code() == codes.DeadlineExceeded && callerAlive:
+		// The caller's deadline has not passed: a deadline of the plugin's own.
+		return &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrTimeout.Code, Message: "plugin rpc: " + st.Message()}
 	case st.Code() == codes.DeadlineExceeded:
 		return context.DeadlineExceeded
 	case st.Code() == codes.Unimplemented:

@@ -117,7 +117,8 @@ type remote struct{ done context.Context }
 
 func (r remote) exited() bool { return r.done != nil && r.done.Err() != nil }
 
-func (r remote) err(err error) error { return fromStatus(err, r.exited) }
+// err reads the failure of a call made with ctx.
+func (r remote) err(ctx context.Context, err error) error { return fromStatus(ctx, err, r.exited) }
 
 // clamp32 converts for proto int32 fields without silent wrap-around.
 func clamp32(n int) int32 {

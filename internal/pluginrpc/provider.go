@@ -61,7 +61,7 @@ type ProviderClient struct {
 func (c *ProviderClient) Models(ctx context.Context) ([]sdk.Model, error) {
 	resp, err := c.client.Models(ctx, &pb.Empty{})
 	if err != nil {
-		return nil, c.err(err)
+		return nil, c.err(ctx, err)
 	}
 	var out []sdk.Model
 	for _, m := range resp.GetModels() {
@@ -77,7 +77,7 @@ func (c *ProviderClient) Generate(ctx context.Context, req *sdk.Request, out sdk
 	defer cancel()
 	stream, err := c.client.Generate(ctx, requestToProto(req))
 	if err != nil {
-		return c.err(err)
+		return c.err(ctx, err)
 	}
 	for {
 		ev, err := stream.Recv()
@@ -85,7 +85,7 @@ func (c *ProviderClient) Generate(ctx context.Context, req *sdk.Request, out sdk
 			return nil
 		}
 		if err != nil {
-			return c.err(err)
+			return c.err(ctx, err)
 		}
 		if err := out.Send(ctx, eventFromProto(ev)); err != nil {
 			return err

@@ -49,7 +49,7 @@ type ToolClient struct {
 func (c *ToolClient) Tools(ctx context.Context) ([]sdk.ToolSpec, error) {
 	resp, err := c.client.Tools(ctx, &pb.Empty{})
 	if err != nil {
-		return nil, c.err(err)
+		return nil, c.err(ctx, err)
 	}
 	var out []sdk.ToolSpec
 	for _, t := range resp.GetTools() {
@@ -64,7 +64,7 @@ func (c *ToolClient) Call(ctx context.Context, inv sdk.Invocation) (sdk.ToolResu
 		CallId: inv.CallID, Name: inv.Name, InputJson: inv.Input, IdempotencyKey: inv.IdempotencyKey,
 	})
 	if err != nil {
-		return sdk.ToolResult{}, c.err(err)
+		return sdk.ToolResult{}, c.err(ctx, err)
 	}
 	return toolResultFromProto(resp), nil
 }

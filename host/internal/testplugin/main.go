@@ -7,11 +7,16 @@
 //	get URL [H: V]...   an egress GET with the given headers; reports status and body
 //	sse URL             an egress GET; each non-empty body line becomes a text delta at once
 //	forever             a text delta every 10ms until cancelled
+//	hold                an EventStart (no content), then nothing until cancelled: a call
+//	                    in flight that has sent no content, for the host to kill
 //	flood COUNT SIZE    COUNT text deltas of SIZE bytes each, as fast as the host takes them
 //	leak URL            an egress GET whose body is hex; the decoded bytes come back as the
 //	                    call's error message and code (what the host must mask)
 //	attack NAME ARGS... one attempt to get out of the sandbox (below)
 //	anything else       echoed back
+//
+// The configuration value {"hold_configure": true} makes Configure wait
+// until the host cancels it: a start that hangs.
 //
 // An attack answers one line, "blocked: <the error>" or "ESCAPED: <what it
 // got>", the loot cut to 4 KiB but otherwise kept so a test can search it
@@ -44,6 +49,9 @@
 // its line to stdout and exits, to try the attacks under other sandboxes
 // from a shell. "grandchild-sleep" as the first argument is the grandchild
 // attack's own re-execution.
+//
+// Built with -tags crashatstart it exits at once, before the go-plugin
+// handshake: a plugin that crash-loops.
 package main
 
 import (
@@ -93,10 +101,19 @@ func (h *hostile) Info() sdk.Info {
 	return info
 }
 
-func (h *hostile) Configure(_ context.Context, cfg sdk.Config) error {
+func (h *hostile) Configure(ctx context.Context, cfg sdk.Config) error {
 	h.cfg = cfg.Values
 	if cfg.Egress != nil {
 		h.client = sdk.HTTPClient(cfg.Egress)
+	}
+	// {"hold_configure": true}: a start that hangs until the host gives up.
+	var v struct {
+		HoldConfigure bool `json:"hold_configure"`
+	}
+	if json.Unmarshal(cfg.Values, &v) == nil && v.HoldConfigure {
+		cfg.Logger.Info("holding configure")
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	cfg.Logger.Info("configured", "values", string(cfg.Values))
 	return nil
@@ -141,6 +158,12 @@ func (h *hostile) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) 
 		} else {
 			err = say(runAttack(ctx, fields[0], fields[1:]))
 		}
+	case "hold":
+		if err := out.Send(ctx, sdk.Event{Type: sdk.EventStart}); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return ctx.Err()
 	case "forever":
 		for i := 0; ; i++ {
 			if err := say(fmt.Sprintf("tick %d ", i)); err != nil {
@@ -206,6 +229,9 @@ func (h *hostile) sse(ctx context.Context, arg string, say func(string) error) e
 }
 
 func main() {
+	if crashAtStart {
+		os.Exit(3)
+	}
 	// Neither mode is a plugin, so stdout is free to use.
 	if len(os.Args) > 1 {
 		switch os.Args[1] {

@@ -1,0 +1,6 @@
+//go:build !crashatstart
+
+package main
+
+// crashAtStart: see crash_on.go.
+const crashAtStart = false
