@@ -68,9 +68,12 @@ func (p Policy) withDefaults() Policy {
 
 // retryWait decides whether a transient failure of attempt n (1-based) is
 // retried on the same hop, and after how long. hint is the failure's
-// Retry-After, 0 when it carries none. p has its defaults applied.
+// Retry-After, 0 when it carries none. A negative hint says the hop cannot
+// answer a retry soon, so the chain falls back at once: the supervisor's
+// plugin_restarting, for a plugin in restart backoff after a crash. p has
+// its defaults applied.
 func (p Policy) retryWait(n int, hint time.Duration) (time.Duration, bool) {
-	if n >= p.Attempts {
+	if n >= p.Attempts || hint < 0 {
 		return 0, false
 	}
 	if hint > 0 {
