@@ -214,7 +214,7 @@ vault {
 				Credential:  credref.MustParse("env:ZAI_API_KEY"),
 				Auth:        &sdk.Auth{Scheme: sdk.AuthBearer},
 				Egress:      defaultEgress(),
-				Timeouts:    Timeouts{FirstToken: DefaultFirstToken, Idle: DefaultIdle},
+				Timeouts:    Timeouts{FirstToken: DefaultHostedFirstToken, Idle: DefaultIdle}, // a hosted preset,
 			},
 		},
 		Chains: []*Chain{{

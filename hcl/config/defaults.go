@@ -9,7 +9,15 @@ const (
 	DefaultConnectTimeout   = 10 * time.Second
 	DefaultResponseTimeout  = 2 * time.Minute // non-streaming answers arrive only when complete
 	DefaultMaxResponseBytes = 32 << 20
-	DefaultFirstToken       = time.Minute
+	DefaultFirstToken       = time.Minute // a provider of unknown tier: no preset, no tier
+	// DefaultHostedFirstToken bounds the wait for a hosted provider's first
+	// token (a non-local preset, or tier "sub" or "api"): a hosted API that
+	// has not started to answer in 10 s is stuck or queueing, and the next
+	// provider is the faster way to an answer.
+	DefaultHostedFirstToken = 10 * time.Second
+	// DefaultLocalFirstToken allows a local model (tier "local") to load
+	// from disk, or an SD card, before its first token.
+	DefaultLocalFirstToken = 3 * time.Minute
 	DefaultIdle             = 30 * time.Second
 	DefaultRetryAttempts    = 2 // one retry
 	DefaultRetryBackoff     = 500 * time.Millisecond

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/sdk"
@@ -69,10 +70,7 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 		p.Pricing.CacheWritePerMTok, _ = r.float(raw.Pricing.CacheWrite, "cache_write_per_mtok")
 	}
 	p.Egress = r.egress(raw.Egress, p.preset)
-	p.Timeouts = Timeouts{FirstToken: DefaultFirstToken, Idle: DefaultIdle}
-	if p.preset != nil && p.preset.FirstToken > 0 {
-		p.Timeouts.FirstToken = p.preset.FirstToken
-	}
+	p.Timeouts = Timeouts{FirstToken: firstTokenFor(p.preset, p.Tier), Idle: DefaultIdle}
 	if raw.Timeouts != nil {
 		if d, ok := r.duration(raw.Timeouts.FirstToken, "first_token", false); ok {
 			p.Timeouts.FirstToken = d
@@ -90,6 +88,22 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 		p.model = p.preset.Model
 	}
 	return p
+}
+
+// firstTokenFor is a provider's first-token bound when its block sets
+// none: the preset's own, else by tier. Tier "local" waits minutes for a
+// cold model; a hosted provider (tier "sub" or "api", or any preset that is
+// not local) seconds; a provider of unknown tier keeps the old minute.
+func firstTokenFor(preset *Preset, tier Tier) time.Duration {
+	switch {
+	case preset != nil && preset.FirstToken > 0 && preset.Tier == tier:
+		return preset.FirstToken
+	case tier == TierLocal:
+		return DefaultLocalFirstToken
+	case tier == TierSub, tier == TierAPI, preset != nil:
+		return DefaultHostedFirstToken
+	}
+	return DefaultFirstToken
 }
 
 // present reports whether an optional attribute was written (and is not

@@ -38,8 +38,21 @@ type Target interface {
 	// nil. The Answer is returned on failure too (with at least the Trail),
 	// so the axon headers are set on error responses. A failure should carry
 	// an *sdk.Error, whose class picks the HTTP status.
-	Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error)
+	//
+	// d says how the client takes the answer. For Whole, the target holds
+	// the whole answer back (the chain's Buffered run) and calls commit and
+	// out only once it is complete, so a provider failing halfway is
+	// retried or replaced, never reported as an answer that broke off.
+	Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Answer), d Delivery) (*Answer, error)
 }
+
+// Delivery is how a client takes its answer.
+type Delivery int
+
+const (
+	Streamed Delivery = iota // server-sent events, each as it comes
+	Whole                    // one JSON body, once the answer is complete
+)
 
 // Answer says who answered a request, or tried to.
 type Answer struct {

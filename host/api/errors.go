@@ -128,6 +128,7 @@ func classify(err error) *wireError {
 		e.kind, e.code = kindContextOverflow, "context_length_exceeded"
 	case sdk.ClassContentFilter:
 		e.kind, e.code = kindContentFilter, "content_filter"
+		e.message = refusalMessage(err)
 	default:
 		e.kind, e.code = kindInternal, "internal_error"
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -135,6 +136,18 @@ func classify(err error) *wireError {
 		}
 	}
 	return e
+}
+
+// refusalMessage is what a client is told when a provider refused: a
+// refusal, not an outage, so none of the chain's "no provider answered"
+// wording. The plugin's own short message follows when it has one (a
+// plugin's message never holds the vendor's raw error).
+func refusalMessage(err error) string {
+	const msg = "the provider refused to answer this request (content filter)"
+	if se := (*sdk.Error)(nil); errors.As(err, &se) && se.Message != "" {
+		return msg + ": " + se.Message
+	}
+	return msg
 }
 
 // retryAfter is the earliest time a retry may succeed: the hint of an error

@@ -45,31 +45,36 @@ func TestBackendErrors(t *testing.T) {
 		shouldRetry string
 		retryAfter  string
 		retryMS     string
+		message     string // what the client is told, when it is not err.Error()
 	}{
 		{"transient, with the chain's earliest hint", wrapped(&sdk.Error{Class: sdk.ClassTransient, Status: 529, RetryAfter: 9 * time.Second}, 2500*time.Millisecond),
-			503, "server_error", "upstream_unavailable", 529, "overloaded_error", "chain", "true", "3", "2500"},
+			503, "server_error", "upstream_unavailable", 529, "overloaded_error", "chain", "true", "3", "2500", ""},
 		{"transient, the provider's hint", &sdk.Error{Class: sdk.ClassTransient, Status: 429, RetryAfter: time.Second},
-			503, "server_error", "upstream_unavailable", 529, "overloaded_error", "transient", "true", "1", "1000"},
+			503, "server_error", "upstream_unavailable", 529, "overloaded_error", "transient", "true", "1", "1000", ""},
 		{"transient timeout, no hint", sdk.ErrTimeout,
-			503, "server_error", "upstream_unavailable", 529, "overloaded_error", "transient", "true", "", ""},
+			503, "server_error", "upstream_unavailable", 529, "overloaded_error", "transient", "true", "", "", ""},
 		{"permanent: the provider refused the request as malformed", wrapped(&sdk.Error{Class: sdk.ClassPermanent, Status: 400, Message: "tools.0: bad schema"}, 0),
-			400, "invalid_request_error", "invalid_request", 400, "invalid_request_error", "chain", "false", "", ""},
+			400, "invalid_request_error", "invalid_request", 400, "invalid_request_error", "chain", "false", "", "", ""},
 		{"permanent: the configured model does not exist upstream", &sdk.Error{Class: sdk.ClassPermanent, Status: 404},
-			502, "server_error", "upstream_error", 502, "api_error", "permanent", "false", "", ""},
+			502, "server_error", "upstream_error", 502, "api_error", "permanent", "false", "", "", ""},
 		{"permanent without status", &sdk.Error{Class: sdk.ClassPermanent, Code: "egress_denied", Message: "host not allowed"},
-			502, "server_error", "upstream_error", 502, "api_error", "permanent (egress_denied)", "false", "", ""},
+			502, "server_error", "upstream_error", 502, "api_error", "permanent (egress_denied)", "false", "", "", ""},
 		{"auth required upstream is axon's configuration, not the client's token", &sdk.Error{Class: sdk.ClassAuthRequired, Status: 401},
-			502, "server_error", "upstream_auth_failed", 502, "api_error", "auth_required", "false", "", ""},
+			502, "server_error", "upstream_auth_failed", 502, "api_error", "auth_required", "false", "", "", ""},
 		{"quota exhausted", &sdk.Error{Class: sdk.ClassQuotaExhausted, Status: 429, RetryAfter: time.Hour},
-			429, "insufficient_quota", "insufficient_quota", 402, "billing_error", "quota_exhausted", "false", "", ""},
+			429, "insufficient_quota", "insufficient_quota", 402, "billing_error", "quota_exhausted", "false", "", "", ""},
 		{"context overflow", &sdk.Error{Class: sdk.ClassContextOverflow, Message: "131072 tokens > 128000"},
-			400, "invalid_request_error", "context_length_exceeded", 400, "invalid_request_error", "prompt is too long: ", "false", "", ""},
+			400, "invalid_request_error", "context_length_exceeded", 400, "invalid_request_error", "prompt is too long: ", "false", "", "", ""},
 		{"content filter", &sdk.Error{Class: sdk.ClassContentFilter, Code: "refusal"},
-			400, "invalid_request_error", "content_filter", 400, "invalid_request_error", "content_filter", "false", "", ""},
+			400, "invalid_request_error", "content_filter", 400, "invalid_request_error", "the provider refused", "false", "", "",
+			"the provider refused to answer this request (content filter)"},
+		{"content filter after the chain stopped, with the plugin's message", wrapped(&sdk.Error{Class: sdk.ClassContentFilter, Status: 400, Message: "blocked by the provider's content policy"}, 0),
+			400, "invalid_request_error", "content_filter", 400, "invalid_request_error", "the provider refused", "false", "", "",
+			"the provider refused to answer this request (content filter): blocked by the provider's content policy"},
 		{"a deadline without a class", fmt.Errorf("chain \"default\": %w", context.DeadlineExceeded),
-			503, "server_error", "timeout", 529, "overloaded_error", "chain", "true", "", ""},
+			503, "server_error", "timeout", 529, "overloaded_error", "chain", "true", "", "", ""},
 		{"no class", errors.New("plugin crashed oddly"),
-			500, "server_error", "internal_error", 500, "api_error", "plugin crashed", "", "", ""},
+			500, "server_error", "internal_error", 500, "api_error", "plugin crashed", "", "", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,13 +84,17 @@ func TestBackendErrors(t *testing.T) {
 			for _, stream := range []string{"false", "true"} {
 				resp := post(t, srv, "/v1/chat/completions", `{"model":"default","stream":`+stream+`,"messages":[{"role":"user","content":"hi"}]}`)
 				body := readAll(t, resp.Body)
-				want := fmt.Sprintf(`{"error":{"message":%q,"type":%q,"param":null,"code":%q}}`, tt.err.Error(), tt.typ, tt.code)
+				message := tt.err.Error()
+				if tt.message != "" {
+					message = tt.message
+				}
+				want := fmt.Sprintf(`{"error":{"message":%q,"type":%q,"param":null,"code":%q}}`, message, tt.typ, tt.code)
 				checkErrorResponse(t, resp, body, tt.status, want, tt.shouldRetry, tt.retryAfter, tt.retryMS)
 				checkAxonHeaders(t, resp.Header, ans)
 
 				resp = post(t, srv, "/v1/messages", `{"model":"default","max_tokens":5,"stream":`+stream+`,"messages":[{"role":"user","content":"hi"}]}`)
 				body = readAll(t, resp.Body)
-				msg := tt.err.Error()
+				msg := message
 				if tt.aPrefix == "prompt is too long: " {
 					msg = tt.aPrefix + msg
 				} else if !strings.HasPrefix(msg, tt.aPrefix) {

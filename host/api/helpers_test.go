@@ -44,9 +44,10 @@ type fakeBackend struct {
 	err    error
 	gen    func(ctx context.Context, model string, req *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error)
 
-	mu    sync.Mutex
-	model string
-	req   *sdk.Request
+	mu       sync.Mutex
+	model    string
+	req      *sdk.Request
+	delivery Delivery
 }
 
 var (
@@ -78,10 +79,10 @@ type fakeTarget struct {
 
 func (t fakeTarget) Chain() string { return t.m.Chain }
 
-func (t fakeTarget) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Answer)) (*Answer, error) {
+func (t fakeTarget) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(Answer), d Delivery) (*Answer, error) {
 	f := t.f
 	f.mu.Lock()
-	f.model, f.req = t.m.ID, req
+	f.model, f.req, f.delivery = t.m.ID, req, d
 	f.mu.Unlock()
 	if f.gen != nil {
 		return f.gen(ctx, t.m.ID, req, out, commit)
@@ -95,6 +96,12 @@ func (t fakeTarget) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink
 		}
 	}
 	return f.answer, f.err
+}
+
+func (f *fakeBackend) askedDelivery() Delivery {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.delivery
 }
 
 func (f *fakeBackend) asked() (string, *sdk.Request) {

@@ -208,7 +208,11 @@ func (s *server) generate(d dialect) func(*recorder, *http.Request) {
 		defer s.admit.leaveChain(x.chain)
 		stop := context.AfterFunc(s.cfg.shutdown, x.shutdown)
 		defer stop()
-		ans, err := target.Generate(ctx, c.req, x, x.commit)
+		delivery := Streamed
+		if !c.stream {
+			delivery = Whole
+		}
+		ans, err := target.Generate(ctx, c.req, x, x.commit, delivery)
 		x.finish(ans, err)
 	}
 }

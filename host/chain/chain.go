@@ -67,6 +67,7 @@ type RunOption func(*runOptions)
 
 type runOptions struct {
 	buffered bool
+	limit    int64 // content bytes a buffered answer may hold; <= 0: no bound
 }
 
 // Buffered is the Run option of a client that takes the answer whole (a
@@ -77,7 +78,14 @@ type runOptions struct {
 // before the first token, and a Buffered Run never returns a
 // *CommittedError for a provider's failure: only the client sink's own
 // refusal is one. The first-token and idle timers run as for a stream.
-func Buffered() RunOption { return func(o *runOptions) { o.buffered = true } }
+//
+// limit bounds the content bytes held back (text, reasoning, tool calls;
+// <= 0: no bound). An answer that outgrows it commits there and flows on
+// to out as a stream would, so memory stays bounded and the client sink's
+// own limit on a whole answer decides what the client is told.
+func Buffered(limit int64) RunOption {
+	return func(o *runOptions) { o.buffered, o.limit = true, limit }
+}
 
 // Result describes a Run. Run returns one even when it fails, for the trail.
 type Result struct {
@@ -273,7 +281,7 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 	if hop.Idle != 0 {
 		p.Idle = hop.Idle
 	}
-	s := &hopStream{ctx: ctx, out: out, clock: clk, policy: p, cancel: cancel, buffered: e.opts.buffered}
+	s := &hopStream{ctx: ctx, out: out, clock: clk, policy: p, cancel: cancel, buffered: e.opts.buffered, bufLimit: e.opts.limit}
 	if obs := c.Observer; obs != nil || commit != nil {
 		s.onCommit = func() {
 			if obs != nil {

@@ -34,7 +34,7 @@ func TestRunFailoverRules(t *testing.T) {
 		},
 		{
 			name:   "content_filter on a buffered Run stops the same way",
-			opts:   []RunOption{Buffered()},
+			opts:   []RunOption{Buffered(0)},
 			policy: Policy{Attempts: 3},
 			hops: []hopSpec{
 				{name: "glm", calls: [][]step{{start("glm-4.6"), fail(classErr(sdk.ClassContentFilter, 400, 0))}}},
@@ -65,7 +65,7 @@ func TestRunFailoverRules(t *testing.T) {
 		},
 		{
 			name: "buffered: a stream cut after some tokens is retried, and the client sees only the whole answer",
-			opts: []RunOption{Buffered()},
+			opts: []RunOption{Buffered(0)},
 			hops: []hopSpec{
 				{name: "glm", calls: [][]step{cut, local}},
 				{name: "ollama"},
@@ -76,7 +76,7 @@ func TestRunFailoverRules(t *testing.T) {
 		},
 		{
 			name: "buffered: a cut on every try falls back like a failure before the first token",
-			opts: []RunOption{Buffered()},
+			opts: []RunOption{Buffered(0)},
 			hops: []hopSpec{
 				{name: "glm", calls: [][]step{cut, malformed}},
 				{name: "ollama", calls: [][]step{local}},
@@ -87,7 +87,7 @@ func TestRunFailoverRules(t *testing.T) {
 		},
 		{
 			name: "buffered: a stream that ends without its finish is retried",
-			opts: []RunOption{Buffered()},
+			opts: []RunOption{Buffered(0)},
 			hops: []hopSpec{
 				{name: "glm", calls: [][]step{{text("half")}, local}},
 			},
@@ -108,7 +108,7 @@ func TestRunFailoverRules(t *testing.T) {
 		},
 		{
 			name:   "buffered: a refusal after content is still an answer",
-			opts:   []RunOption{Buffered()},
+			opts:   []RunOption{Buffered(0)},
 			policy: Policy{AllowContentFilterFallback: true},
 			hops: []hopSpec{
 				{name: "glm", calls: [][]step{{text("I can"), finish(sdk.FinishContentFilter)}}},
@@ -120,7 +120,7 @@ func TestRunFailoverRules(t *testing.T) {
 		},
 		{
 			name:   "buffered: a client that refuses the whole answer is a committed failure",
-			opts:   []RunOption{Buffered()},
+			opts:   []RunOption{Buffered(0)},
 			client: &recorder{failAt: 2},
 			hops: []hopSpec{
 				{name: "glm", calls: [][]step{local}},
@@ -130,6 +130,31 @@ func TestRunFailoverRules(t *testing.T) {
 			wantErr:      committed,
 			wantEvents:   []sdk.Event{{Type: sdk.EventStart, Model: "qwen2.5:3b"}},
 			wantProvider: "glm", wantModel: "qwen2.5:3b",
+		},
+		{
+			name: "buffered: an answer that outgrows the buffer commits there and flows on",
+			opts: []RunOption{Buffered(8)},
+			hops: []hopSpec{
+				{name: "glm", calls: [][]step{{start("glm-4.6"), text("12345"), text("6789"), text("0"), fail(sdk.ErrCutStream.Newf("cut"))}}},
+				{name: "ollama"},
+			},
+			wantTrail: "glm#1 stop transient/cut_stream committed t=0ms",
+			wantErr:   committed, wantClass: sdk.ClassTransient,
+			wantEvents: []sdk.Event{
+				{Type: sdk.EventStart, Model: "glm-4.6"}, {Type: sdk.EventTextDelta, Text: "12345"},
+				{Type: sdk.EventTextDelta, Text: "6789"}, {Type: sdk.EventTextDelta, Text: "0"},
+			},
+			wantProvider: "glm", wantModel: "glm-4.6",
+		},
+		{
+			name: "buffered: an answer within the buffer is held whole",
+			opts: []RunOption{Buffered(8)},
+			hops: []hopSpec{
+				{name: "glm", calls: [][]step{{text("12345678"), fail(sdk.ErrCutStream.Newf("cut"))}, local}},
+			},
+			wantTrail:  "glm#1 retry transient/cut_stream t=0ms, glm#2 ok wait=500ms t=0ms",
+			wantEvents: localEvents, wantProvider: "glm", wantModel: "qwen2.5:3b",
+			wantSlept: []time.Duration{500 * time.Millisecond},
 		},
 		{
 			name:       "jitter spreads a backoff within its bound",
@@ -159,7 +184,7 @@ func TestRunBufferedTimeouts(t *testing.T) {
 	clk := newFakeClock()
 	tc := runCase{
 		clock:  clk,
-		opts:   []RunOption{Buffered()},
+		opts:   []RunOption{Buffered(0)},
 		policy: Policy{Attempts: 3, FirstToken: 10 * time.Second, Idle: 30 * time.Second},
 		hops: []hopSpec{
 			{name: "glm", calls: [][]step{{
@@ -190,7 +215,7 @@ func TestRunBufferedCommit(t *testing.T) {
 	_, err := c.Run(context.Background(), userRequest("hi"), &recorder{log: log}, func(cm Commit) {
 		commits = append(commits, cm.Provider+" after "+cm.Trail.String())
 		log.add("commit " + cm.Provider)
-	}, Buffered())
+	}, Buffered(0))
 	if err != nil {
 		t.Fatal(err)
 	}

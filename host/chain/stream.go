@@ -30,6 +30,8 @@ type hopStream struct {
 	cancel   context.CancelCauseFunc // ends the attempt's context
 	onCommit func()                  // nil, or told once before the first content is forwarded
 	buffered bool                    // hold everything until the clean finish
+	bufLimit int64                   // content bytes buffered may hold; <= 0: no bound
+	bufBytes int64                   // content bytes held so far
 
 	mu          sync.Mutex
 	held        []sdk.Event
@@ -100,12 +102,16 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 		}
 	}
 	if s.buffered {
-		s.held = append(s.held, ev)
-		if s.policy.Idle > 0 {
-			s.last = s.clock.Now()
+		s.bufBytes += contentBytes(ev)
+		if s.bufLimit <= 0 || s.bufBytes <= s.bufLimit {
+			s.held = append(s.held, ev)
+			if s.policy.Idle > 0 {
+				s.last = s.clock.Now()
+			}
+			s.mu.Unlock()
+			return nil
 		}
-		s.mu.Unlock()
-		return nil
+		s.buffered = false // outgrown: commit here and flow on as a stream
 	}
 	var flush []sdk.Event
 	commit := false
@@ -211,6 +217,16 @@ func (s *hopStream) finishClean() error {
 		}
 	}
 	return s.forward(held, s.finish)
+}
+
+// contentBytes is what ev adds to an answer held back, counted as the front
+// door counts a whole answer.
+func contentBytes(ev sdk.Event) int64 {
+	n := len(ev.Text) + len(ev.Signature) + len(ev.Redacted)
+	if ev.ToolCall != nil {
+		n += len(ev.ToolCall.ID) + len(ev.ToolCall.Name) + len(ev.ToolCall.Input)
+	}
+	return int64(n)
 }
 
 func isContent(t sdk.EventType) bool {

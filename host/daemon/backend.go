@@ -46,11 +46,18 @@ var _ api.Target = route{}
 func (t route) Chain() string { return t.base }
 
 // Generate runs req on the chain and streams the answer into out; commit
-// learns which provider answers just before its first content goes out.
-// The Answer is returned on failure too: it carries the trail.
-func (t route) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(api.Answer)) (*api.Answer, error) {
+// learns which provider answers just before its first content goes out. A
+// Whole answer runs Buffered: it commits only once it is complete. The
+// Answer is returned on failure too: it carries the trail.
+func (t route) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, commit func(api.Answer), d api.Delivery) (*api.Answer, error) {
+	var opts []chain.RunOption
+	if d == api.Whole {
+		// Held up to the front door's own limit on a whole answer: one that
+		// outgrows it is refused there, as answer_too_large.
+		opts = append(opts, chain.Buffered(api.DefaultMaxAnswerBytes))
+	}
 	res, err := t.ch.Run(ctx, req, out, func(c chain.Commit) {
 		commit(api.Answer{Chain: t.ch.Name, Provider: c.Provider, Model: c.Model, Trail: c.Trail.String()})
-	})
+	}, opts...)
 	return &api.Answer{Chain: t.ch.Name, Provider: res.Provider, Model: res.Model, Trail: res.Trail.String()}, err
 }

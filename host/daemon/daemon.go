@@ -59,6 +59,9 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 	if opts.Metrics != nil {
 		observers = append(observers, opts.Metrics)
 	}
+	if logger != nil {
+		observers = append(observers, turnLog{logger: logger.Named("chain")})
+	}
 	if err := b.buildChains(observers); err != nil {
 		b.Close()
 		return nil, err

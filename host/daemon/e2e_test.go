@@ -47,7 +47,7 @@ func TestChainFaults(t *testing.T) {
 		{"500 then success is retried", []step{status(500, nil, `{"error":{"message":"boom","type":"server_error"}}`), openaiText("gpt-test", "recovered")}, "recovered", "first", 2, "first#1 retry transient"},
 		{"429 honours Retry-After", []step{status(429, hdr("Retry-After", "0.05"), `{"error":{"message":"slow down","type":"rate_limit_error","code":"rate_limit_exceeded"}}`), openaiText("gpt-test", "ok")}, "ok", "first", 2, "first#2 ok"},
 		{"connection reset falls back", []step{reset}, "from claude", "second", 2, "first#2 fallback transient"},
-		{"silent upstream is bounded and falls back", []step{hang}, "from claude", "second", 2, "first#2 fallback transient"},
+		{"silent upstream is bounded and falls back at once", []step{hang}, "from claude", "second", 1, "first#1 fallback transient/timeout"},
 		{"malformed chunk is retried, then falls back", []step{openaiMalformed}, "from claude", "second", 2, "first#2 fallback transient"},
 		{"stream cut before content falls back", []step{openaiCut("gpt-test")}, "from claude", "second", 2, "second#1 ok"},
 		{"auth failure falls back at once", []step{status(401, nil, `{"error":{"message":"bad key","type":"invalid_request_error","code":"invalid_api_key"}}`)}, "from claude", "second", 1, "first#1 fallback auth_required"},
