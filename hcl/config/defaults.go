@@ -10,6 +10,15 @@ const (
 	DefaultResponseTimeout  = 2 * time.Minute // non-streaming answers arrive only when complete
 	DefaultMaxResponseBytes = 32 << 20
 	DefaultFirstToken       = time.Minute // a provider of unknown tier: no preset, no tier
+	DefaultIdle             = 30 * time.Second
+	DefaultRetryAttempts    = 2 // one retry
+	DefaultRetryBackoff     = 500 * time.Millisecond
+	DefaultMaxRetryAfter    = 20 * time.Second
+	DefaultChain            = "default"
+)
+
+// First-token bounds by tier, for a provider block that sets none.
+const (
 	// DefaultHostedFirstToken bounds the wait for a hosted provider's first
 	// token (a non-local preset, or tier "sub" or "api"): a hosted API that
 	// has not started to answer in 10 s is stuck or queueing, and the next
@@ -18,11 +27,6 @@ const (
 	// DefaultLocalFirstToken allows a local model (tier "local") to load
 	// from disk, or an SD card, before its first token.
 	DefaultLocalFirstToken = 3 * time.Minute
-	DefaultIdle             = 30 * time.Second
-	DefaultRetryAttempts    = 2 // one retry
-	DefaultRetryBackoff     = 500 * time.Millisecond
-	DefaultMaxRetryAfter    = 20 * time.Second
-	DefaultChain            = "default"
 )
 
 // Egress defaults beyond connect, response and response size.
