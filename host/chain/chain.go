@@ -326,7 +326,7 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 		res.Usage, res.Finish = s.usage, s.finish.Finish
 	}
 
-	r.attempt = Attempt{Provider: hop.Name, Latency: clk.Now().Sub(start), Committed: r.err != nil && r.committed}
+	r.attempt = Attempt{Provider: hop.Name, Latency: clk.Now().Sub(start), Committed: r.err != nil && r.committed, Skipped: s.finish.Skipped}
 	if r.err != nil {
 		var e *sdk.Error
 		if errors.As(r.err, &e) {

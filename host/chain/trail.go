@@ -47,7 +47,10 @@ type Attempt struct {
 	RetryAfter time.Duration `json:"retry_after_ns,omitempty"`
 	Committed  bool          `json:"committed,omitempty"` // content had reached the client when it failed
 	Wait       time.Duration `json:"wait_ns,omitempty"`   // slept before this attempt
-	Latency    time.Duration `json:"latency_ns"`
+	// Skipped counts the upstream stream events the plugin could not decode
+	// and passed over (sdk.Stream.Skip); reported with a finish.
+	Skipped int           `json:"skipped,omitempty"`
+	Latency time.Duration `json:"latency_ns"`
 }
 
 // Trail is the decision trail of one Run, in order.
@@ -59,7 +62,8 @@ type Trail []Attempt
 //	glm#1 retry transient/429 t=310ms, glm#2 fallback transient/529 wait=500ms t=120ms, ollama#1 ok t=1204ms
 //
 // Each attempt is provider#attempt (just the provider when skipped), the
-// outcome, class/status/code (those present) when it failed, then committed, hint=,
+// outcome, class/status/code (those present) when it failed, then committed,
+// skipped= (undecodable upstream events passed over), hint=,
 // wait= and t= (latency) when they apply. Provider names and codes are
 // reduced to [A-Za-z0-9._-].
 func (t Trail) String() string {
@@ -103,6 +107,10 @@ func (a Attempt) writeTo(b *strings.Builder) {
 	}
 	if a.Committed {
 		b.WriteString(" committed")
+	}
+	if a.Skipped > 0 {
+		b.WriteString(" skipped=")
+		writeInt(b, int64(a.Skipped))
 	}
 	writeOptionalMillis(b, " hint=", a.RetryAfter)
 	writeOptionalMillis(b, " wait=", a.Wait)

@@ -38,6 +38,11 @@ func TestTrailString(t *testing.T) {
 			want:  "glm#1 stop transient/idle_timeout committed t=60000ms",
 		},
 		{
+			name:  "skipped upstream events",
+			trail: Trail{{Provider: "glm", Attempt: 1, Outcome: OutcomeOK, Skipped: 3, Latency: 40 * time.Millisecond}},
+			want:  "glm#1 ok skipped=3 t=40ms",
+		},
+		{
 			name:  "code without a class",
 			trail: Trail{{Provider: "glm", Attempt: 1, Outcome: OutcomeStop, Code: CodeCanceled}},
 			want:  "glm#1 stop canceled t=0ms",

@@ -28,6 +28,8 @@ type Metrics struct {
 	errors    *prometheus.CounterVec
 	egressB   *prometheus.CounterVec
 	egressN   *prometheus.CounterVec
+	rescues   *prometheus.CounterVec
+	skipped   *prometheus.CounterVec
 }
 
 var (
@@ -69,8 +71,14 @@ func NewMetrics() *Metrics {
 		egressN: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "axon_egress_requests_total", Help: "Egress requests per plugin instance and status.",
 		}, []string{"plugin", "host", "status"}),
+		rescues: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_chain_rescues_total", Help: "Turns answered after a failed attempt, by how: retry (the same provider again), fallback (a later provider).",
+		}, []string{"chain", "kind"}),
+		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_provider_skipped_events_total", Help: "Upstream stream events a provider plugin could not decode and skipped.",
+		}, []string{"provider"}),
 	}
-	r.MustRegister(m.requests, m.latency, m.firstByte, m.turns, m.attempts, m.fallbacks, m.errors, m.egressB, m.egressN,
+	r.MustRegister(m.requests, m.latency, m.firstByte, m.turns, m.attempts, m.fallbacks, m.errors, m.egressB, m.egressN, m.rescues, m.skipped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -101,10 +109,32 @@ func (m *Metrics) OnHop(c string, a chain.Attempt) {
 	if a.Outcome == chain.OutcomeFallback {
 		m.fallbacks.WithLabelValues(c, a.Provider).Inc()
 	}
+	if a.Skipped > 0 {
+		m.skipped.WithLabelValues(a.Provider).Add(float64(a.Skipped))
+	}
+}
+
+// rescue names how a successful turn got its answer after a failure: "" when
+// the first attempt answered.
+func rescue(t chain.Trail) string {
+	var tried []chain.Attempt
+	for _, a := range t {
+		if a.Outcome != chain.OutcomeSkip {
+			tried = append(tried, a)
+		}
+	}
+	switch {
+	case len(tried) < 2:
+		return ""
+	case tried[len(tried)-1].Provider == tried[0].Provider:
+		return "retry"
+	default:
+		return "fallback"
+	}
 }
 
 // OnTurnEnd counts chain outcomes.
-func (m *Metrics) OnTurnEnd(c string, _ *chain.Result, err error) {
+func (m *Metrics) OnTurnEnd(c string, res *chain.Result, err error) {
 	var exhausted *chain.ExhaustedError
 	var committed *chain.CommittedError
 	outcome := "ok"
@@ -122,6 +152,11 @@ func (m *Metrics) OnTurnEnd(c string, _ *chain.Result, err error) {
 		outcome = "canceled"
 	}
 	m.turns.WithLabelValues(c, outcome).Inc()
+	if err == nil && res != nil {
+		if kind := rescue(res.Trail); kind != "" {
+			m.rescues.WithLabelValues(c, kind).Inc()
+		}
+	}
 }
 
 func (m *Metrics) egress(plugin, host string, status int, n int64, _ time.Duration) {

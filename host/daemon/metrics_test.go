@@ -26,3 +26,35 @@ func TestTurnOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestRescuesAndSkippedEvents: a turn answered after a failed attempt counts
+// as a rescue of its kind; a first-attempt answer, a skipped hop and a failed
+// turn do not; skipped upstream events are counted per provider.
+func TestRescuesAndSkippedEvents(t *testing.T) {
+	t.Parallel()
+	m := NewMetrics()
+	ok := func(tr ...chain.Attempt) *chain.Result { return &chain.Result{Trail: tr} }
+	retry := chain.Attempt{Provider: "glm", Attempt: 1, Outcome: chain.OutcomeRetry}
+	fallback := chain.Attempt{Provider: "glm", Attempt: 1, Outcome: chain.OutcomeFallback}
+	skip := chain.Attempt{Provider: "glm", Outcome: chain.OutcomeSkip}
+	answered := func(p string, n int) chain.Attempt {
+		return chain.Attempt{Provider: p, Attempt: n, Outcome: chain.OutcomeOK}
+	}
+	m.OnTurnEnd("c", ok(answered("glm", 1)), nil)
+	m.OnTurnEnd("c", ok(skip, answered("ollama", 1)), nil)
+	m.OnTurnEnd("c", ok(retry, answered("glm", 2)), nil)
+	m.OnTurnEnd("c", ok(fallback, answered("ollama", 1)), nil)
+	m.OnTurnEnd("c", ok(retry, fallback, answered("ollama", 1)), nil)
+	m.OnTurnEnd("c", ok(fallback), &chain.ExhaustedError{Chain: "c"})
+	for kind, want := range map[string]float64{"retry": 1, "fallback": 2} {
+		if got := testutil.ToFloat64(m.rescues.WithLabelValues("c", kind)); got != want {
+			t.Errorf("rescues{kind=%s} = %v, want %v", kind, got, want)
+		}
+	}
+
+	m.OnHop("c", chain.Attempt{Provider: "glm", Attempt: 1, Outcome: chain.OutcomeOK, Skipped: 2})
+	m.OnHop("c", chain.Attempt{Provider: "glm", Attempt: 1, Outcome: chain.OutcomeOK})
+	if got := testutil.ToFloat64(m.skipped.WithLabelValues("glm")); got != 2 {
+		t.Errorf("skipped events = %v, want 2", got)
+	}
+}

@@ -170,6 +170,17 @@ chain "strict" {
 			if second.count() != 0 {
 				t.Errorf("the answer fell back: %s", skipped.header.Get("X-Axon-Trail"))
 			}
+			// The turn's log line carries the trail, streamed or not (a streamed
+			// answer's header is sent before the finish that reports the count).
+			var turn string
+			for _, l := range strings.Split(r.logs.String(), "\n") {
+				if strings.Contains(l, "axon.chain: turn:") {
+					turn = l
+				}
+			}
+			if !strings.Contains(turn, "first#1 ok skipped=1 ") {
+				t.Errorf("the turn line does not count the skipped event: %s", turn)
+			}
 			want, got := answerBytes(t, clean.body), answerBytes(t, skipped.body)
 			if got != want {
 				t.Errorf("answer with a skipped event:\n%s\nwant the clean stream's:\n%s", got, want)
