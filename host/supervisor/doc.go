@@ -3,6 +3,9 @@
 // environment, AutoMTLS, gRPC only, an optional sha256 pin, and on Linux a
 // fresh network namespace), configured with its own Egress service, pinged
 // for health, restarted with backoff after a crash, and killed on Close.
+// A call never waits for that backoff: it is refused at once with
+// ErrPluginRestarting, so the chain falls back. A call whose plugin dies
+// under it ends with sdk.ErrPluginExited.
 //
 // It never uses go-plugin's global Managed list: each *plugin.Client is owned
 // by exactly one Instance, which kills it before dropping it.
