@@ -29,6 +29,14 @@ type Info struct {
 	APIVersions []string // SDK API versions spoken; Serve* fills {APIVersion} when empty; a host refuses one without its own
 	Config      Schema   // plugin-owned configuration; the host decodes HCL against it
 	Auth        Auth     // where the host should put the credential by default
+	// Prefill says the provider continues a trailing assistant message: a
+	// Request whose last message has RoleAssistant is rendered so that the
+	// upstream model carries on from that text (Anthropic Messages natively,
+	// Ollama /api/chat), and the answer streamed holds only the continuation.
+	// The host sends such a request only to a provider that declares it (or
+	// whose config block sets prefill = true), to continue a stream another
+	// provider broke off mid-answer.
+	Prefill bool
 }
 
 // Schema describes the plugin-owned attributes of a plugin's configuration

@@ -12,7 +12,7 @@ import (
 func infoToProto(i sdk.Info) *pb.InfoResponse {
 	out := &pb.InfoResponse{
 		Name: i.Name, Kind: string(i.Kind), Version: i.Version, ApiVersions: i.APIVersions,
-		AuthScheme: string(i.Auth.Scheme), AuthName: i.Auth.Name,
+		AuthScheme: string(i.Auth.Scheme), AuthName: i.Auth.Name, Prefill: i.Prefill,
 	}
 	for _, a := range i.Config.Attributes {
 		out.Config = append(out.Config, &pb.Attribute{
@@ -25,7 +25,8 @@ func infoToProto(i sdk.Info) *pb.InfoResponse {
 func infoFromProto(p *pb.InfoResponse) sdk.Info {
 	out := sdk.Info{
 		Name: p.GetName(), Kind: sdk.Kind(p.GetKind()), Version: p.GetVersion(), APIVersions: p.GetApiVersions(),
-		Auth: sdk.Auth{Scheme: sdk.AuthScheme(p.GetAuthScheme()), Name: p.GetAuthName()},
+		Auth:    sdk.Auth{Scheme: sdk.AuthScheme(p.GetAuthScheme()), Name: p.GetAuthName()},
+		Prefill: p.GetPrefill(),
 	}
 	for _, a := range p.GetConfig() {
 		out.Config.Attributes = append(out.Config.Attributes, sdk.Attribute{

@@ -222,6 +222,7 @@ type InfoResponse struct {
 	Config        []*Attribute           `protobuf:"bytes,5,rep,name=config,proto3" json:"config,omitempty"`
 	AuthScheme    string                 `protobuf:"bytes,6,opt,name=auth_scheme,json=authScheme,proto3" json:"auth_scheme,omitempty"`
 	AuthName      string                 `protobuf:"bytes,7,opt,name=auth_name,json=authName,proto3" json:"auth_name,omitempty"`
+	Prefill       bool                   `protobuf:"varint,8,opt,name=prefill,proto3" json:"prefill,omitempty"` // the provider continues a trailing assistant message
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -303,6 +304,13 @@ func (x *InfoResponse) GetAuthName() string {
 		return x.AuthName
 	}
 	return ""
+}
+
+func (x *InfoResponse) GetPrefill() bool {
+	if x != nil {
+		return x.Prefill
+	}
+	return false
 }
 
 type ConfigureRequest struct {
@@ -1758,7 +1766,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
 	"\brequired\x18\x03 \x01(\bR\brequired\x12!\n" +
 	"\fdefault_json\x18\x04 \x01(\fR\vdefaultJson\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xe4\x01\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xfe\x01\n" +
 	"\fInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x18\n" +
@@ -1767,7 +1775,8 @@ const file_plugin_proto_rawDesc = "" +
 	"\x06config\x18\x05 \x03(\v2\x19.axon.plugin.v1.AttributeR\x06config\x12\x1f\n" +
 	"\vauth_scheme\x18\x06 \x01(\tR\n" +
 	"authScheme\x12\x1b\n" +
-	"\tauth_name\x18\a \x01(\tR\bauthName\"]\n" +
+	"\tauth_name\x18\a \x01(\tR\bauthName\x12\x18\n" +
+	"\aprefill\x18\b \x01(\bR\aprefill\"]\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\x12(\n" +
