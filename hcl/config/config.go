@@ -87,6 +87,10 @@ type Provider struct {
 	Tier          Tier
 	GoodAt        []string
 	ContextWindow int // tokens; 0 when unknown
+	// Prefill, when not nil, overrides the plugin's Info.Prefill: whether
+	// the provider may be sent a trailing assistant message to continue a
+	// stream another provider broke off.
+	Prefill *bool
 	Pricing       Pricing
 	Egress        Egress
 	Timeouts      Timeouts

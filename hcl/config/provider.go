@@ -10,6 +10,7 @@ import (
 	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/sdk"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 )
 
 func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
@@ -63,6 +64,7 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 	if n, ok := r.integer(raw.ContextWindow, "context_window", 1, 1<<40); ok {
 		p.ContextWindow = int(n)
 	}
+	p.Prefill = r.strictBool(raw.Prefill, "prefill")
 	if raw.Pricing != nil {
 		p.Pricing.InputPerMTok, _ = r.float(raw.Pricing.Input, "input_per_mtok")
 		p.Pricing.OutputPerMTok, _ = r.float(raw.Pricing.Output, "output_per_mtok")
@@ -235,4 +237,24 @@ func egressDefaults() Egress {
 		RequestIdleTimeout: DefaultRequestIdleTimeout, MaxRequestBytes: DefaultMaxRequestBytes,
 		MaxResponseBytes: DefaultMaxResponseBytes, MaxConcurrent: DefaultMaxConcurrent,
 	}
+}
+
+// strictBool reads an optional attribute that must be written true or
+// false: unlike a converted value, "true" (a string) or 1 is an error, not
+// a boolean. nil when absent or invalid.
+func (r *reader) strictBool(e hcl.Expression, name string) *bool {
+	if !present(e) {
+		return nil
+	}
+	v, diags := e.Value(r.ctx)
+	r.diags = r.diags.Extend(diags)
+	if diags.HasErrors() || v.IsNull() {
+		return nil
+	}
+	if !v.IsWhollyKnown() || v.Type() != cty.Bool {
+		r.errorf(e.Range(), fmt.Sprintf("Invalid value for %q", name), "The value must be true or false.")
+		return nil
+	}
+	b := v.True()
+	return &b
 }

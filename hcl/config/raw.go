@@ -38,6 +38,7 @@ type rawProvider struct {
 	Tier          hcl.Expression `hcl:"tier,optional"`
 	GoodAt        hcl.Expression `hcl:"good_at,optional"`
 	ContextWindow hcl.Expression `hcl:"context_window,optional"`
+	Prefill       hcl.Expression `hcl:"prefill,optional"`
 	SHA256        hcl.Expression `hcl:"sha256,optional"`
 	Sandbox       hcl.Expression `hcl:"sandbox,optional"`
 	Auth          *rawAuth       `hcl:"auth,block"`

@@ -1,0 +1,44 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPrefill: prefill is absent (nil: the plugin's Info decides) unless
+// the block sets it, and only a real boolean is accepted.
+func TestPrefill(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, attr string
+		want       string // "nil", "true", "false", or "error"
+	}{
+		{"absent", "", "nil"},
+		{"true", "prefill = true", "true"},
+		{"false", "prefill = false", "false"},
+		{"a string is not a boolean", `prefill = "true"`, "error"},
+		{"a number is not a boolean", "prefill = 1", "error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := "provider \"p\" {\n  preset = \"ollama\"\n  " + tc.attr + "\n}\nchain \"default\" { providers = [provider.p] }\n"
+			cfg, diags, l := parse(t, src)
+			if tc.want == "error" {
+				if !diags.HasErrors() || !strings.Contains(render(t, l.Files(), diags), `Invalid value for "prefill"`) {
+					t.Fatalf("want an invalid prefill error, got:\n%s", render(t, l.Files(), diags))
+				}
+				return
+			}
+			if diags.HasErrors() {
+				t.Fatalf("diagnostics:\n%s", render(t, l.Files(), diags))
+			}
+			got := "nil"
+			if p := cfg.Provider("p").Prefill; p != nil {
+				got = map[bool]string{true: "true", false: "false"}[*p]
+			}
+			if got != tc.want {
+				t.Errorf("prefill = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
