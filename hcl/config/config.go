@@ -90,10 +90,10 @@ type Provider struct {
 	// Prefill, when not nil, overrides the plugin's Info.Prefill: whether
 	// the provider may be sent a trailing assistant message to continue a
 	// stream another provider broke off.
-	Prefill *bool
-	Pricing       Pricing
-	Egress        Egress
-	Timeouts      Timeouts
+	Prefill  *bool
+	Pricing  Pricing
+	Egress   Egress
+	Timeouts Timeouts
 
 	baseURL string
 	model   string
