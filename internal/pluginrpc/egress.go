@@ -110,18 +110,18 @@ func (c *egressClient) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.Egr
 	stream, err := c.client.Do(ctx)
 	if err != nil {
 		cancel()
-		return nil, fromStatus(nil, err, nil)
+		return nil, fromStatus(err, nil, false)
 	}
 	head := &pb.EgressRequest{Method: req.Method, Url: req.URL, Headers: headersToProto(req.Header), HasBody: req.Body != nil}
 	if err := sendRequest(stream, head, req.Body); err != nil && !errors.Is(err, io.EOF) {
 		cancel()
-		return nil, fromStatus(nil, err, nil)
+		return nil, fromStatus(err, nil, false)
 	}
 	// io.EOF from Send means the host ended the call early; Recv has the reason.
 	first, err := stream.Recv()
 	if err != nil {
 		cancel()
-		return nil, fromStatus(nil, err, nil)
+		return nil, fromStatus(err, nil, false)
 	}
 	return &sdk.EgressResponse{
 		StatusCode: int(first.GetStatus()),
@@ -173,7 +173,7 @@ func (b *egressBody) Read(p []byte) (int, error) {
 			continue
 		}
 		if err != nil {
-			b.err = fromStatus(nil, err, nil)
+			b.err = fromStatus(err, nil, false)
 			continue
 		}
 		b.pending = m.GetBody()

@@ -57,8 +57,9 @@ func codeFor(c sdk.Class) codes.Code {
 	return codes.FailedPrecondition
 }
 
-// fromStatus is the inverse of toStatus, on the calling side, for a call
-// made with ctx (nil: the caller's context is not known). Only a status
+// fromStatus is the inverse of toStatus, on the calling side. callerAlive
+// reports that the caller's context was not done when the call failed
+// (false when it is not known). Only a status
 // that carries the plugin's own pb.Error is the plugin's verdict. Without
 // one, while the caller's context is alive, a broken or closing connection
 // (Unavailable, Canceled) or a process known to be gone (exited) is
@@ -66,8 +67,8 @@ func codeFor(c sdk.Class) codes.Code {
 // request, so the chain retries it on a new process or falls back. Canceled
 // is what every call still in flight gets when the host closes a dead
 // plugin's connection (grpc: "the client connection is closing"); it is the
-// caller's own cancellation only when ctx is done.
-func fromStatus(ctx context.Context, err error, exited func() bool) error {
+// caller's own cancellation only when its context is done.
+func fromStatus(err error, exited func() bool, callerAlive bool) error {
 	if err == nil {
 		return nil
 	}
@@ -83,7 +84,6 @@ func fromStatus(ctx context.Context, err error, exited func() bool) error {
 			}
 		}
 	}
-	callerAlive := ctx != nil && ctx.Err() == nil
 	switch {
 	case exited != nil && exited():
 		return &sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrPluginExited.Code, Message: "plugin exited during the call"}

@@ -29,7 +29,7 @@ func TestErrorsSurviveTheBoundary(t *testing.T) {
 		{"deadline", context.DeadlineExceeded, context.DeadlineExceeded},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := fromStatus(nil, toStatus(c.in), nil)
+			got := fromStatus(toStatus(c.in), nil, false)
 			var want *sdk.Error
 			if errors.As(c.want, &want) {
 				var se *sdk.Error
@@ -50,15 +50,15 @@ func TestErrorsSurviveTheBoundary(t *testing.T) {
 
 func TestTransportFailureIsPluginExited(t *testing.T) {
 	t.Parallel()
-	err := fromStatus(nil, status.Error(codes.Unavailable, "error reading from server: EOF"), nil)
+	err := fromStatus(status.Error(codes.Unavailable, "error reading from server: EOF"), nil, false)
 	if !errors.Is(err, sdk.ErrPluginExited) || !errors.Is(err, sdk.ErrTransient) {
 		t.Errorf("Unavailable without detail: %v", err)
 	}
-	err = fromStatus(nil, status.Error(codes.Internal, "stream terminated"), func() bool { return true })
+	err = fromStatus(status.Error(codes.Internal, "stream terminated"), func() bool { return true }, false)
 	if !errors.Is(err, sdk.ErrPluginExited) {
 		t.Errorf("any failure after the process exited: %v", err)
 	}
-	err = fromStatus(nil, status.Error(codes.Internal, "odd"), func() bool { return false })
+	err = fromStatus(status.Error(codes.Internal, "odd"), func() bool { return false }, false)
 	if errors.Is(err, sdk.ErrPluginExited) || sdk.ClassOf(err) != sdk.ClassTransient {
 		t.Errorf("a live plugin's internal error: %v", err)
 	}
@@ -71,31 +71,27 @@ func TestTransportFailureIsPluginExited(t *testing.T) {
 // plugin's pb.Error is the plugin's verdict.
 func TestCallerContextDecidesCancellation(t *testing.T) {
 	t.Parallel()
-	alive := context.Background()
-	gone, cancel := context.WithCancel(context.Background())
-	cancel()
 	closing := status.Error(codes.Canceled, "grpc: the client connection is closing")
 	for _, c := range []struct {
 		name      string
-		ctx       context.Context
+		alive     bool // the caller's context was not done
 		err       error
 		wantClass sdk.Class
 		wantCode  string
 		wantIs    error // checked with errors.Is when not nil
 	}{
-		{"connection closing under a live caller", alive, closing, sdk.ClassTransient, "plugin_exited", sdk.ErrPluginExited},
-		{"plugin's canceled under a live caller", alive, toStatus(context.Canceled), sdk.ClassTransient, "plugin_exited", sdk.ErrPluginExited},
-		{"caller canceled", gone, closing, "", "", context.Canceled},
-		{"caller unknown", nil, closing, "", "", context.Canceled},
-		{"unavailable", alive, status.Error(codes.Unavailable, "error reading from server: read: connection reset by peer"), sdk.ClassTransient, "plugin_exited", sdk.ErrPluginExited},
-		{"the plugin's own deadline", alive, toStatus(context.DeadlineExceeded), sdk.ClassTransient, "timeout", sdk.ErrTimeout},
-		{"the caller's deadline", gone, toStatus(context.DeadlineExceeded), "", "", context.DeadlineExceeded},
-		{"a verdict is the plugin's", alive, toStatus(sdk.Permanentf("bad request")), sdk.ClassPermanent, "", sdk.ErrPermanent},
-		{"a live plugin's internal error is not an exit", alive, status.Error(codes.Internal, "grpc: error while marshaling"), sdk.ClassTransient, "", nil},
+		{"connection closing under a live caller", true, closing, sdk.ClassTransient, "plugin_exited", sdk.ErrPluginExited},
+		{"plugin's canceled under a live caller", true, toStatus(context.Canceled), sdk.ClassTransient, "plugin_exited", sdk.ErrPluginExited},
+		{"caller canceled", false, closing, "", "", context.Canceled},
+		{"unavailable", true, status.Error(codes.Unavailable, "error reading from server: read: connection reset by peer"), sdk.ClassTransient, "plugin_exited", sdk.ErrPluginExited},
+		{"the plugin's own deadline", true, toStatus(context.DeadlineExceeded), sdk.ClassTransient, "timeout", sdk.ErrTimeout},
+		{"the caller's deadline", false, toStatus(context.DeadlineExceeded), "", "", context.DeadlineExceeded},
+		{"a verdict is the plugin's", true, toStatus(sdk.Permanentf("bad request")), sdk.ClassPermanent, "", sdk.ErrPermanent},
+		{"a live plugin's internal error is not an exit", true, status.Error(codes.Internal, "grpc: error while marshaling"), sdk.ClassTransient, "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got := fromStatus(c.ctx, c.err, func() bool { return false })
+			got := fromStatus(c.err, func() bool { return false }, c.alive)
 			if c.wantIs != nil && !errors.Is(got, c.wantIs) {
 				t.Errorf("got %v, want errors.Is %v", got, c.wantIs)
 			}

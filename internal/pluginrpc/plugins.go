@@ -118,7 +118,9 @@ type remote struct{ done context.Context }
 func (r remote) exited() bool { return r.done != nil && r.done.Err() != nil }
 
 // err reads the failure of a call made with ctx.
-func (r remote) err(ctx context.Context, err error) error { return fromStatus(ctx, err, r.exited) }
+func (r remote) err(ctx context.Context, err error) error {
+	return fromStatus(err, r.exited, ctx.Err() == nil)
+}
 
 // clamp32 converts for proto int32 fields without silent wrap-around.
 func clamp32(n int) int32 {
