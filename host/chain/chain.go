@@ -38,6 +38,11 @@ type Hop struct {
 	// timeouts for this hop (a local model loading from an SD card needs
 	// longer than a hosted one).
 	FirstToken, Idle time.Duration
+	// Prefill says the hop continues a trailing assistant message (the
+	// plugin's Info.Prefill, or the provider block's prefill): when a
+	// streamed answer breaks off after its text reached the client, the
+	// chain may ask this hop to carry it on (see Run).
+	Prefill bool
 }
 
 // Commit names the hop whose answer is about to reach the client. Run
@@ -165,12 +170,12 @@ func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit 
 	res.Trail = make(Trail, 0, len(c.Hops))
 	var last error
 	overflowAt := int64(-1) // the largest known window that overflowed; -1 while none did
-	for _, hop := range c.Hops {
+	for i, hop := range c.Hops {
 		if hop.ContextWindow > 0 && hop.ContextWindow <= overflowAt {
 			c.record(res, Attempt{Provider: hop.Name, Outcome: OutcomeSkip})
 			continue
 		}
-		done, err := c.runHop(ctx, e, hop, req, out, commit, res)
+		done, err := c.runHop(ctx, e, i, req, out, commit, res)
 		if done {
 			return err
 		}
@@ -193,8 +198,9 @@ type env struct {
 // runHop tries hop, retrying transient failures as the policy allows. done
 // reports that Run is over with err (nil: the hop answered); otherwise err
 // is the hop's last failure and the chain moves on.
-func (c *Chain) runHop(ctx context.Context, e env, hop Hop, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) (done bool, err error) {
+func (c *Chain) runHop(ctx context.Context, e env, i int, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) (done bool, err error) {
 	p, clk := e.policy, e.clock
+	hop := c.Hops[i]
 	var wait time.Duration
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
@@ -205,7 +211,7 @@ func (c *Chain) runHop(ctx context.Context, e env, hop Hop, req *sdk.Request, ou
 				return true, fmt.Errorf("chain %q: %w", c.Name, err)
 			}
 		}
-		r := c.try(ctx, e, hop, req, out, commit, res)
+		r := c.try(ctx, e, hop, req, out, commit, res, "", "")
 		a := r.attempt
 		a.Attempt, a.Wait = n, wait
 		switch {
@@ -213,6 +219,12 @@ func (c *Chain) runHop(ctx context.Context, e env, hop Hop, req *sdk.Request, ou
 			a.Outcome = OutcomeOK
 			c.record(res, a)
 			return true, nil
+		case r.committed && c.continuable(e, i, r):
+			a.Outcome, a.Cut = OutcomeCut, int64(len(r.text))
+			c.record(res, a)
+			return true, c.continueAfter(ctx, func(h Hop, mode, sent string) tried {
+				return c.try(ctx, e, h, req, out, nil, res, mode, sent)
+			}, i, r, res)
 		case r.committed:
 			a.Outcome = OutcomeStop
 			c.record(res, a)
@@ -267,11 +279,18 @@ type tried struct {
 	err       error   // nil: the hop answered
 	committed bool    // content had reached the client
 	canceled  bool    // the caller's context ended
+	client    bool    // the client sink refused an event
+	text      string  // when tracked: the text this attempt forwarded to the client
+	tooled    bool    // a tool call was forwarded
+	reasoned  bool    // a reasoning delta was forwarded
 }
 
 // try runs one attempt of hop. On success, or once content has reached the
-// client, it fills res with the hop's answer.
-func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result) tried {
+// client, it fills res with the hop's answer. With mode set (Continue*), the
+// attempt continues an answer whose text sent the client already has: no
+// commit callback, no second EventStart, and what it forwards is spliced
+// into the open stream.
+func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out sdk.Sink, commit func(Commit), res *Result, mode, sent string) tried {
 	p, clk := e.policy, e.clock
 	hctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -282,7 +301,16 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 		p.Idle = hop.Idle
 	}
 	s := &hopStream{ctx: ctx, out: out, clock: clk, policy: p, cancel: cancel, buffered: e.opts.buffered, bufLimit: e.opts.limit}
-	if obs := c.Observer; obs != nil || commit != nil {
+	hreq := dropForeignReasoning(cloneRequest(req, hop.Model), hop.Name)
+	if mode != "" {
+		s.cont, s.track = newContinuation(mode, sent), true
+		if mode == ContinuePrefill {
+			hreq = withPrefill(hreq, sent)
+		}
+	} else {
+		s.track = !e.opts.buffered && c.prefillAfter(hop.Name)
+	}
+	if obs := c.Observer; mode == "" && (obs != nil || commit != nil) {
 		s.onCommit = func() {
 			if obs != nil {
 				obs.OnFirstContent(c.Name, hop.Name)
@@ -294,14 +322,18 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 	}
 	start := clk.Now()
 	s.start()
-	genErr := hop.Provider.Generate(hctx, dropForeignReasoning(cloneRequest(req, hop.Model), hop.Name), s)
+	genErr := hop.Provider.Generate(hctx, hreq, s)
 	s.end()
 
-	r := tried{committed: s.committed}
+	r := tried{committed: s.committed, text: string(s.text), tooled: s.tooled, reasoned: s.reasoned}
 	var code string
 	switch {
 	case s.clientErr != nil:
-		r.err, r.committed, code = s.clientErr, true, CodeClient
+		r.err, r.committed, r.client, code = s.clientErr, true, true, CodeClient
+	case s.contErr != nil:
+		r.err, code = s.contErr, CodeMismatch
+	case genErr == nil && s.finished && s.cont != nil && !s.cont.passed:
+		r.err, code = mismatchError(), CodeMismatch // it ended before reaching the text sent
 	case (genErr != nil || !s.finished) && ctx.Err() != nil:
 		r.err, r.canceled, code = ctx.Err(), true, CodeCanceled
 	case genErr == nil && s.finished:
@@ -310,7 +342,7 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 			break
 		}
 		if err := s.finishClean(); err != nil {
-			r.err, r.committed, code = err, true, CodeClient
+			r.err, r.committed, r.client, code = err, true, true, CodeClient
 		}
 	case s.timeout != nil:
 		r.err, code = s.timeout, s.timeoutCode
@@ -335,4 +367,20 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 		r.attempt.Code = cmp.Or(code, r.attempt.Code)
 	}
 	return r
+}
+
+// prefillAfter reports a hop after the one named that takes a prefill: only
+// then does a stream record the text it forwards.
+func (c *Chain) prefillAfter(name string) bool {
+	for i, h := range c.Hops {
+		if h.Name == name {
+			for _, l := range c.Hops[i+1:] {
+				if l.Prefill {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }

@@ -32,6 +32,8 @@ type hopStream struct {
 	buffered bool                    // hold everything until the clean finish
 	bufLimit int64                   // content bytes buffered may hold; <= 0: no bound
 	bufBytes int64                   // content bytes held so far
+	track    bool                    // record the text forwarded, for a continuation
+	cont     *continuation           // nil, or this attempt continues a broken-off answer
 
 	mu          sync.Mutex
 	held        []sdk.Event
@@ -44,10 +46,14 @@ type hopStream struct {
 	usage       *sdk.Usage
 	timeout     *sdk.Error // set when a timer cut the attempt
 	timeoutCode string
-	clientErr   error     // set when the client sink refused an event
-	done        bool      // Generate returned
-	forwarding  bool      // an event is being written to the client
-	last        time.Time // when the stream last went back to waiting on the provider
+	clientErr   error      // set when the client sink refused an event
+	contErr     *sdk.Error // set when a regenerated continuation did not match the text sent
+	text        []byte     // with track: the text forwarded to the client by this attempt
+	tooled      bool       // a tool call was forwarded
+	reasoned    bool       // a reasoning delta was forwarded
+	done        bool       // Generate returned
+	forwarding  bool       // an event is being written to the client
+	last        time.Time  // when the stream last went back to waiting on the provider
 	// timer is the first-token timer until the commit, then the idle timer.
 	timer Timer
 }
@@ -101,6 +107,29 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 			s.timer = s.clock.AfterFunc(s.policy.Idle, s.expired)
 		}
 	}
+	if s.cont != nil {
+		if !isContent(ev.Type) && !s.committed {
+			s.held = append(s.held, ev)
+			s.mu.Unlock()
+			return nil
+		}
+		var keep bool
+		var err *sdk.Error
+		ev, keep, err = s.cont.admit(ev)
+		if err != nil {
+			s.contErr = err
+			s.cancel(err)
+			s.mu.Unlock()
+			return err
+		}
+		if !keep {
+			if s.policy.Idle > 0 {
+				s.last = s.clock.Now()
+			}
+			s.mu.Unlock()
+			return nil
+		}
+	}
 	if s.buffered {
 		s.bufBytes += contentBytes(ev)
 		if s.bufLimit <= 0 || s.bufBytes <= s.bufLimit {
@@ -136,8 +165,25 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 		s.clientErr = err
 		s.cancel(err)
 	}
+	if err == nil {
+		s.sent(ev)
+	}
 	s.mu.Unlock()
 	return err
+}
+
+// sent notes a content event that reached the client. Call with s.mu held.
+func (s *hopStream) sent(ev sdk.Event) {
+	switch ev.Type {
+	case sdk.EventTextDelta:
+		if s.track {
+			s.text = append(s.text, ev.Text...)
+		}
+	case sdk.EventToolCall:
+		s.tooled = true
+	case sdk.EventReasoningDelta:
+		s.reasoned = true
+	}
 }
 
 // refusal is why an event can no longer be accepted, nil while it can.
@@ -150,6 +196,8 @@ func (s *hopStream) refusal() error {
 		return s.timeout
 	case s.clientErr != nil:
 		return s.clientErr
+	case s.contErr != nil:
+		return s.contErr
 	case s.finished:
 		return afterFinishError()
 	}
@@ -158,6 +206,9 @@ func (s *hopStream) refusal() error {
 
 func (s *hopStream) forward(flush []sdk.Event, ev sdk.Event) error {
 	for _, e := range flush {
+		if e.Type == sdk.EventStart && s.cont != nil {
+			continue // the client's stream started with the answer this one continues
+		}
 		if err := s.out.Send(s.ctx, e); err != nil {
 			return err
 		}
@@ -173,7 +224,7 @@ func (s *hopStream) forward(flush []sdk.Event, ev sdk.Event) error {
 func (s *hopStream) expired() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done || s.finished || s.timeout != nil || s.clientErr != nil {
+	if s.done || s.finished || s.timeout != nil || s.clientErr != nil || s.contErr != nil {
 		return
 	}
 	if !s.started {

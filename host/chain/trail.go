@@ -17,6 +17,12 @@ const (
 	OutcomeFallback Outcome = "fallback" // the chain moved on to the next hop (or ran out)
 	OutcomeSkip     Outcome = "skip"     // not called: its context window is not larger than one that overflowed
 	OutcomeStop     Outcome = "stop"     // the chain ended on this failure: committed stream, refusal, or caller cancel
+	// OutcomeCut: the stream broke off after text reached the client, and
+	// the chain went on to continue it on a later hop (Attempt.Cut).
+	OutcomeCut Outcome = "cut"
+	// OutcomeMismatch: a regenerated continuation did not begin with the
+	// text already sent; the chain ended with the original failure.
+	OutcomeMismatch Outcome = "mismatch"
 )
 
 // Engine findings recorded in Attempt.Code when the engine, not the
@@ -49,7 +55,13 @@ type Attempt struct {
 	Wait       time.Duration `json:"wait_ns,omitempty"`   // slept before this attempt
 	// Skipped counts the upstream stream events the plugin could not decode
 	// and passed over (sdk.Stream.Skip); reported with a finish.
-	Skipped int           `json:"skipped,omitempty"`
+	Skipped int `json:"skipped,omitempty"`
+	// Continue is how this attempt continued a broken-off answer
+	// (ContinuePrefill, ContinueRegenerate); "" for an ordinary attempt.
+	Continue string `json:"continue,omitempty"`
+	// Cut, with OutcomeCut, is the bytes of text the client had when the
+	// stream broke off.
+	Cut     int64         `json:"cut_bytes,omitempty"`
 	Latency time.Duration `json:"latency_ns"`
 }
 
@@ -63,6 +75,8 @@ type Trail []Attempt
 //
 // Each attempt is provider#attempt (just the provider when skipped), the
 // outcome, class/status/code (those present) when it failed, then committed,
+// (a continuation attempt puts "continue prefill|regenerate" before the
+// outcome; a stream cut and continued reads "cut after N bytes"),
 // skipped= (undecodable upstream events passed over), hint=,
 // wait= and t= (latency) when they apply. Provider names and codes are
 // reduced to [A-Za-z0-9._-].
@@ -86,8 +100,17 @@ func (a Attempt) writeTo(b *strings.Builder) {
 	}
 	b.WriteByte('#')
 	writeInt(b, int64(a.Attempt))
+	if a.Continue != "" {
+		b.WriteString(" continue ")
+		writeToken(b, a.Continue)
+	}
 	b.WriteByte(' ')
 	writeToken(b, string(a.Outcome))
+	if a.Outcome == OutcomeCut {
+		b.WriteString(" after ")
+		writeInt(b, a.Cut)
+		b.WriteString(" bytes")
+	}
 	if a.Class != "" || a.Status != 0 || a.Code != "" {
 		b.WriteByte(' ')
 		sep := ""
@@ -105,7 +128,7 @@ func (a Attempt) writeTo(b *strings.Builder) {
 			writeToken(b, a.Code)
 		}
 	}
-	if a.Committed {
+	if a.Committed && a.Outcome != OutcomeCut {
 		b.WriteString(" committed")
 	}
 	if a.Skipped > 0 {
