@@ -43,7 +43,22 @@ type Hop struct {
 	// streamed answer breaks off after its text reached the client, the
 	// chain may ask this hop to carry it on (see Run).
 	Prefill bool
+	// PrefillFunc, when not nil, is asked instead of Prefill, only when a
+	// continuation needs the answer: the daemon reads the plugin's Info
+	// there, so a plugin not yet started is not started for it earlier.
+	PrefillFunc func(context.Context) bool
 }
+
+// prefill reports whether h takes a prefill.
+func (h Hop) prefill(ctx context.Context) bool {
+	if h.PrefillFunc != nil {
+		return h.PrefillFunc(ctx)
+	}
+	return h.Prefill
+}
+
+// mayPrefill reports whether h could take a prefill, without asking.
+func (h Hop) mayPrefill() bool { return h.Prefill || h.PrefillFunc != nil }
 
 // Commit names the hop whose answer is about to reach the client. Run
 // passes it to its commit callback once at most, just before that hop's
@@ -219,7 +234,7 @@ func (c *Chain) runHop(ctx context.Context, e env, i int, req *sdk.Request, out 
 			a.Outcome = OutcomeOK
 			c.record(res, a)
 			return true, nil
-		case r.committed && c.continuable(e, i, r):
+		case r.committed && c.continuable(ctx, e, i, r):
 			a.Outcome, a.Cut = OutcomeCut, int64(len(r.text))
 			c.record(res, a)
 			return true, c.continueAfter(ctx, func(h Hop, mode, sent string) tried {
@@ -375,7 +390,7 @@ func (c *Chain) prefillAfter(name string) bool {
 	for i, h := range c.Hops {
 		if h.Name == name {
 			for _, l := range c.Hops[i+1:] {
-				if l.Prefill {
+				if l.mayPrefill() {
 					return true
 				}
 			}

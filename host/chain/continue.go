@@ -90,13 +90,13 @@ func withPrefill(r *sdk.Request, text string) *sdk.Request {
 // client's, not the caller's cancel, not a refusal), text forwarded and
 // nothing but text (no tool call, no reasoning), and a later hop that
 // takes a prefill.
-func (c *Chain) continuable(e env, i int, r tried) bool {
+func (c *Chain) continuable(ctx context.Context, e env, i int, r tried) bool {
 	if e.opts.buffered || r.client || r.canceled || r.tooled || r.reasoned || r.text == "" ||
 		r.attempt.Class == sdk.ClassContentFilter {
 		return false
 	}
 	for _, h := range c.Hops[i+1:] {
-		if h.Prefill {
+		if h.prefill(ctx) {
 			return true
 		}
 	}
@@ -115,7 +115,7 @@ func (c *Chain) continueAfter(ctx context.Context, run func(hop Hop, mode, sent 
 		return &CommittedError{Chain: c.Name, Provider: broken, Trail: res.Trail, Err: first.err}
 	}
 	for _, hop := range c.Hops[i+1:] {
-		if !hop.Prefill {
+		if !hop.prefill(ctx) {
 			continue
 		}
 		for n, mode := 1, ContinuePrefill; ; n, mode = n+1, ContinueRegenerate {

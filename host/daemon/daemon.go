@@ -124,10 +124,19 @@ func (b *Daemon) buildChains(obs chain.Observer) error {
 			if p == nil || err != nil {
 				return fmt.Errorf("chain %s: no provider %q", c.Name, name)
 			}
-			ch.Hops = append(ch.Hops, chain.Hop{
+			hop := chain.Hop{
 				Name: name, Provider: in, Model: p.Model(), ContextWindow: int64(p.ContextWindow),
 				FirstToken: p.Timeouts.FirstToken, Idle: p.Timeouts.Idle,
-			})
+			}
+			if p.Prefill != nil {
+				hop.Prefill = *p.Prefill // the block overrides the plugin
+			} else {
+				hop.PrefillFunc = func(ctx context.Context) bool {
+					info, err := in.Info(ctx)
+					return err == nil && info.Prefill
+				}
+			}
+			ch.Hops = append(ch.Hops, hop)
 		}
 		if err := ch.Validate(); err != nil {
 			return err

@@ -72,7 +72,7 @@ func NewMetrics() *Metrics {
 			Name: "axon_egress_requests_total", Help: "Egress requests per plugin instance and status.",
 		}, []string{"plugin", "host", "status"}),
 		rescues: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "axon_chain_rescues_total", Help: "Turns answered after a failed attempt, by how: retry (the same provider again), fallback (a later provider).",
+			Name: "axon_chain_rescues_total", Help: "Turns answered after a failed attempt, by how: retry (the same provider again), fallback (a later provider), continue (a later provider carried on a stream cut mid-answer).",
 		}, []string{"chain", "kind"}),
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "axon_provider_skipped_events_total", Help: "Upstream stream events a provider plugin could not decode and skipped.",
@@ -115,7 +115,8 @@ func (m *Metrics) OnHop(c string, a chain.Attempt) {
 }
 
 // rescue names how a successful turn got its answer after a failure: "" when
-// the first attempt answered.
+// the first attempt answered; "continue" when a later provider carried on
+// a streamed answer that broke off after its text reached the client.
 func rescue(t chain.Trail) string {
 	var tried []chain.Attempt
 	for _, a := range t {
@@ -126,6 +127,8 @@ func rescue(t chain.Trail) string {
 	switch {
 	case len(tried) < 2:
 		return ""
+	case tried[len(tried)-1].Continue != "":
+		return "continue"
 	case tried[len(tried)-1].Provider == tried[0].Provider:
 		return "retry"
 	default:

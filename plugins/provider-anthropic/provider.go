@@ -26,6 +26,9 @@ func (a *anthropic) Info() sdk.Info {
 		Version: version,
 		Config:  schema(),
 		Auth:    sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"},
+		// Messages continues a trailing assistant message natively (prefill);
+		// the request renders it as the last message, role assistant.
+		Prefill: true,
 	}
 }
 

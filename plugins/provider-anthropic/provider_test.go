@@ -23,6 +23,9 @@ func TestInfo(t *testing.T) {
 	if info.Name != "anthropic" || info.Kind != sdk.KindProvider {
 		t.Errorf("name %q kind %q, want anthropic provider", info.Name, info.Kind)
 	}
+	if !info.Prefill {
+		t.Error("Prefill is false: the provider continues a trailing assistant message")
+	}
 	if diff := cmp.Diff(sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, info.Auth); diff != "" {
 		t.Errorf("auth (-want +got):\n%s", diff)
 	}

@@ -27,6 +27,9 @@ func (o *ollama) Info() sdk.Info {
 		// token, the provider block sets auth and credential; the host
 		// injects them.
 		Auth: sdk.Auth{Scheme: sdk.AuthNone},
+		// /api/chat continues a trailing assistant message; the request
+		// renders it as the last message, role assistant.
+		Prefill: true,
 	}
 }
 
