@@ -127,6 +127,7 @@ provider "second" {
   plugin   = "anthropic"
   base_url = "` + second.URL + `"
   model    = "claude-test"
+  prefill  = false # these rows are about failover; continuation_e2e_test.go continues
 }
 chain "default" {
   providers = [provider.first, provider.second]
