@@ -44,8 +44,13 @@ const (
 	EventTextDelta      EventType = "text_delta"      // Text
 	EventReasoningDelta EventType = "reasoning_delta" // Text, Signature, Redacted
 	EventToolCall       EventType = "tool_call"       // ToolCall and Index, complete
-	EventUsage          EventType = "usage"           // Usage
-	EventFinish         EventType = "finish"          // Finish and Skipped, exactly once, last
+	// EventToolCallBegin says a tool call has begun streaming and will
+	// arrive whole as an EventToolCall, unless the stream breaks first. It
+	// carries nothing and never reaches a client: it tells the host that an
+	// answer broken off from here cannot be continued on another provider.
+	EventToolCallBegin EventType = "tool_call_begin"
+	EventUsage         EventType = "usage"  // Usage
+	EventFinish        EventType = "finish" // Finish and Skipped, exactly once, last
 )
 
 // FinishReason says why a model stopped.

@@ -34,6 +34,7 @@ type Stream struct {
 	finished bool
 	text     bool   // a non-empty text delta was sent
 	calls    []bool // by Index: the call was sent
+	begun    bool   // EventToolCallBegin was sent
 	usage    usageFields
 	skipped  int // events passed over by Skip
 }
@@ -103,6 +104,19 @@ func (s *Stream) Reasoning(ctx context.Context, r Reasoning) error {
 func (s *Stream) ReserveCall() int {
 	s.calls = append(s.calls, false)
 	return len(s.calls) - 1
+}
+
+// BeginToolCall tells the host a tool call has begun arriving in fragments
+// (it is sent whole later, with ToolCall or ToolCallAt). Call it at a call's
+// first fragment; only the first call in a reply sends EventToolCallBegin.
+// A reply that breaks after it is never continued on another provider: the
+// client's answer would miss a call it was about to get.
+func (s *Stream) BeginToolCall(ctx context.Context) error {
+	if s.begun {
+		return nil
+	}
+	s.begun = true
+	return s.send(ctx, Event{Type: EventToolCallBegin})
 }
 
 // ToolCall numbers a complete call and sends it.

@@ -247,6 +247,9 @@ func TestNoContinuation(t *testing.T) {
 		steps []step
 	}{
 		{"tool call", []step{text("let me look"), send(sdk.Event{Type: sdk.EventToolCall, ToolCall: &sdk.ToolCall{ID: "1", Name: "x", Input: []byte(`{}`)}}), fail(errCut)}},
+		// The provider holds a call's fragments until it is whole: the client
+		// has seen only text, but the call it was about to get is lost.
+		{"tool call begun, not yet whole", []step{text("let me look"), send(sdk.Event{Type: sdk.EventToolCallBegin}), fail(errCut)}},
 		{"reasoning", []step{send(sdk.Event{Type: sdk.EventReasoningDelta, Text: "hmm"}), text("so"), fail(errCut)}},
 		{"refusal mid-stream", []step{text("so"), fail(&sdk.Error{Class: sdk.ClassContentFilter, Message: "no"})}},
 	} {

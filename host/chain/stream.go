@@ -49,7 +49,7 @@ type hopStream struct {
 	clientErr   error      // set when the client sink refused an event
 	contErr     *sdk.Error // set when a regenerated continuation did not match the text sent
 	text        []byte     // with track: the text forwarded to the client by this attempt
-	tooled      bool       // a tool call was forwarded
+	tooled      bool       // a tool call was forwarded, or has begun (EventToolCallBegin)
 	reasoned    bool       // a reasoning delta was forwarded
 	done        bool       // Generate returned
 	forwarding  bool       // an event is being written to the client
@@ -80,6 +80,11 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 	switch ev.Type {
 	case sdk.EventFinish:
 		s.finished, s.finish = true, ev
+		s.mu.Unlock()
+		return nil
+	case sdk.EventToolCallBegin:
+		// Never forwarded: it only rules out continuing this answer.
+		s.tooled = true
 		s.mu.Unlock()
 		return nil
 	case sdk.EventStart:

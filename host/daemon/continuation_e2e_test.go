@@ -180,3 +180,47 @@ func foWantTurnLogContains(t *testing.T, r *rig, trail string) {
 		t.Errorf("turn log line\n got %s\nwant trail=%q", got, trail)
 	}
 }
+
+// openaiCutInToolCall streams text, then the first fragment of a tool call,
+// and ends there: the plugin holds the call until it is whole, so the client
+// has seen only text, yet the answer it was getting held a call.
+func openaiCutInToolCall(model string, words ...string) step {
+	return func(w http.ResponseWriter, r *http.Request) {
+		openaiCut(model, words...)(w, r)
+		sse(w, fmt.Sprintf(`data: {"id":"c1","model":%q,"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"q\":"}}]}}]}`+"\n\n", model))
+	}
+}
+
+// TestNoContinuationAfterAToolCallBegan: a stream that breaks after a tool
+// call started is never continued, though a later hop takes a prefill: the
+// client gets the text it had and the in-band error, and the second hop is
+// never asked.
+func TestNoContinuationAfterAToolCallBegan(t *testing.T) {
+	first := newUpstream(t, nil)
+	second := newBodyUpstream(t)
+	r := newRig(t, continuationConfig(first, second), Options{})
+	for _, d := range foDoors {
+		t.Run(d.name, func(t *testing.T) {
+			first.script(openaiCutInToolCall("gpt-test", "The", " quick"))
+			second.script(anthropicText("claude-test-20250101", " brown fox."))
+			began := time.Now()
+			resp := r.askBounded(d, true)
+			if el := time.Since(began); el > 45*time.Second {
+				t.Errorf("the call took %s", el)
+			}
+			if resp.status != http.StatusOK {
+				t.Fatalf("status %d: %s", resp.status, resp.body)
+			}
+			if got := streamedText(d, resp.body); got != "The quick" {
+				t.Errorf("client text %q, want %q", got, "The quick")
+			}
+			if !strings.Contains(resp.body, `"error"`) {
+				t.Errorf("no in-band error:\n%s", resp.body)
+			}
+			if n := len(second.got()); n != 0 {
+				t.Errorf("second called %d times, want 0", n)
+			}
+			foWantTurnLogContains(t, r, "first#1 stop transient/cut_stream committed t=…")
+		})
+	}
+}

@@ -144,10 +144,14 @@ chain "default" {
 	}
 }
 
+// TestStreamCutAfterContentEndsWithAnError: with no later hop that takes a
+// prefill, a stream cut after content cannot be rescued (continuation_e2e_test.go
+// has the hops that can): it ends with an in-band error, never a fallback.
 func TestStreamCutAfterContentEndsWithAnError(t *testing.T) {
 	first := newUpstream(t, openaiCut("gpt-test", "partial", " answer"))
 	second := newUpstream(t, anthropicText("claude-test", "never"))
-	r := newRig(t, twoProviders(first, second, ""), Options{})
+	cfg := strings.Replace(twoProviders(first, second, ""), `model    = "claude-test"`, "model    = \"claude-test\"\n  prefill  = false", 1)
+	r := newRig(t, cfg, Options{})
 	resp := r.post("/v1/chat/completions", chatBody("default", true))
 	data := sseData(resp.body)
 	if len(data) == 0 {

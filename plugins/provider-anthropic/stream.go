@@ -111,6 +111,7 @@ func applyEvent(ctx context.Context, t *turn, open map[int]*openBlock, ev *wireE
 		switch c.Type { // a block may start with content of its own
 		case "tool_use":
 			b.call = t.s.ReserveCall()
+			return false, t.s.BeginToolCall(ctx)
 		case "text":
 			return false, t.s.Text(ctx, c.Text)
 		case "thinking":

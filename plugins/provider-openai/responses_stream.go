@@ -107,6 +107,7 @@ func (s *responsesStream) event(ctx context.Context, e *responsesEvent) (done bo
 		if e.Item != nil && e.Item.Type == "function_call" {
 			c := s.call(e.OutputIndex)
 			c.CallID, c.Name, c.Arguments = e.Item.CallID, e.Item.Name, e.Item.Arguments
+			return false, s.t.s.BeginToolCall(ctx)
 		}
 	case "response.function_call_arguments.delta":
 		s.output = true

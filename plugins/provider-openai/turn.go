@@ -95,6 +95,9 @@ func (t *turn) delta(ctx context.Context, d *delta, whole bool) error {
 			t.calls.add(&d.ToolCalls[i])
 		}
 	}
+	if len(d.ToolCalls) > 0 && !whole {
+		return t.s.BeginToolCall(ctx)
+	}
 	return nil
 }
 

@@ -201,6 +201,7 @@ func CheckEvents(t testing.TB, events []sdk.Event) {
 	}
 	finishes, content := 0, 0
 	indices := map[int]bool{}
+	begun := false
 	for i, ev := range events {
 		switch ev.Type {
 		case sdk.EventFinish:
@@ -228,6 +229,11 @@ func CheckEvents(t testing.TB, events []sdk.Event) {
 			indices[ev.Index] = true
 		case sdk.EventUsage:
 			checkUsage(t, i, ev.Usage)
+		case sdk.EventToolCallBegin:
+			if begun {
+				t.Errorf("event %d: a second tool_call_begin (one per reply)", i)
+			}
+			begun = true
 		case sdk.EventStart, sdk.EventReasoningDelta:
 		default:
 			t.Errorf("event %d: unknown type %q", i, ev.Type)
