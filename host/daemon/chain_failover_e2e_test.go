@@ -436,3 +436,28 @@ func TestFailoverNothingLatched(t *testing.T) {
 		}
 	}
 }
+
+// openaiNoDone streams a complete answer (finish reason and usage) and
+// ends the body without the closing [DONE].
+func openaiNoDone(w http.ResponseWriter, _ *http.Request) {
+	sse(w,
+		`data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-test","choices":[{"index":0,"delta":{"content":"hello"}}]}`+"\n\n",
+		`data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-test","choices":[{"index":0,"delta":{"content":" world"}}]}`+"\n\n",
+		`data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-test","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n",
+		`data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-test","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}}`+"\n\n")
+}
+
+// Row: a complete stream without [DONE] is a complete answer, from the
+// first hop, in one attempt.
+func TestFailoverCompleteStreamWithoutDone(t *testing.T) {
+	first := newUpstream(t, openaiNoDone)
+	second := newUpstream(t, anthropicText("claude-test-20250101", "from claude"))
+	r := newRig(t, failoverConfig(first, second, "", ""), Options{})
+	foEach(t, r, first, second, []step{openaiNoDone}, []bool{false, true}, func(t *testing.T, d foDoor, stream bool, resp response) {
+		foWantAnswer(t, d, stream, resp, "hello world", "first")
+		if first.count() != 1 || second.count() != 0 {
+			t.Errorf("attempts: first %d, second %d; want 1 and 0", first.count(), second.count())
+		}
+		foWantTurnLog(t, r, "first", "ok", "first#1 ok t=…")
+	})
+}

@@ -46,7 +46,10 @@ func TestRescuesAndSkippedEvents(t *testing.T) {
 	m.OnTurnEnd("c", ok(fallback, answered("ollama", 1)), nil)
 	m.OnTurnEnd("c", ok(retry, fallback, answered("ollama", 1)), nil)
 	m.OnTurnEnd("c", ok(fallback), &chain.ExhaustedError{Chain: "c"})
-	for kind, want := range map[string]float64{"retry": 1, "fallback": 2} {
+	cut := chain.Attempt{Provider: "glm", Attempt: 1, Outcome: chain.OutcomeCut, Cut: 412}
+	continued := chain.Attempt{Provider: "ollama", Attempt: 1, Outcome: chain.OutcomeOK, Continue: chain.ContinuePrefill}
+	m.OnTurnEnd("c", ok(cut, continued), nil)
+	for kind, want := range map[string]float64{"retry": 1, "fallback": 2, "continue": 1} {
 		if got := testutil.ToFloat64(m.rescues.WithLabelValues("c", kind)); got != want {
 			t.Errorf("rescues{kind=%s} = %v, want %v", kind, got, want)
 		}
