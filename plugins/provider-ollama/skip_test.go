@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -21,44 +20,9 @@ func TestUndecodableEventIsSkipped(t *testing.T) {
 		more = `{"model":"q","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":" there"},"done":false}` + "\n"
 		done = `{"model":"q","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"prompt_eval_count":3,"eval_count":2}` + "\n"
 	)
-	for _, c := range []struct {
-		name     string
-		body     string
-		strict   bool
-		wantCode string // "": a complete answer
-	}{
-		{"skipped, answer complete", hi + bad + more + done, false, ""},
-		{"strict fails", hi + bad + more + done, true, "malformed_chunk"},
-		{"skipped and no end is cut", hi + bad + more, false, "cut_stream"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			var rec sdktest.Recorder
-			tr := newTurn(&rec)
-			tr.s.Strict = c.strict
-			err := decodeStream(context.Background(), strings.NewReader(c.body), tr)
-			events := rec.Events()
-			sdktest.CheckStream(t, events, err)
-			if c.wantCode != "" {
-				var se *sdk.Error
-				if !errors.As(err, &se) || se.Class != sdk.ClassTransient || se.Code != c.wantCode {
-					t.Errorf("err = %#v, want a transient error with code %q", err, c.wantCode)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var text strings.Builder
-			for _, ev := range events {
-				text.WriteString(ev.Text)
-			}
-			if got := text.String(); got != "Hi there" {
-				t.Errorf("text %q, want %q", got, "Hi there")
-			}
-			if last := events[len(events)-1]; last.Skipped != 1 {
-				t.Errorf("finish %+v, want Skipped 1", last)
-			}
-		})
-	}
+	sdktest.CheckSkip(t, func(body string, strict bool, out sdk.Sink) error {
+		tr := newTurn(out)
+		tr.s.Strict = strict
+		return decodeStream(context.Background(), strings.NewReader(body), tr)
+	}, sdktest.SkipBodies{Complete: hi + bad + more + done, NoEnd: hi + bad + more})
 }
