@@ -91,6 +91,11 @@ func (g *globals) lockPlugins() error {
 		}
 		entries = append(entries, config.LockEntry{Binary: b.Binary(), SHA256: sum})
 	}
+	// The built-in configuration keeps its lock in the state directory,
+	// which a fresh machine does not have yet.
+	if err := os.MkdirAll(filepath.Dir(cfg.LockPath()), 0o750); err != nil {
+		return err
+	}
 	if err := config.WriteLock(cfg.LockPath(), entries); err != nil {
 		return err
 	}
