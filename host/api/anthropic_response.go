@@ -139,17 +139,27 @@ func frame(b []byte, event, data string) []byte {
 }
 
 // open sends message_start. Its usage holds the input counts reported so
-// far; a provider that reports them only at the end has them in
-// message_delta instead.
+// far, and only those: an input count not reported yet is left out, never
+// sent as 0 (a provider that reports it only at the end has it in
+// message_delta); output_tokens is 0, as Anthropic's own start event has
+// it, since no output exists yet.
 func (s *anthropicStream) open(b []byte, t *turn) []byte {
-	u := anthropicUsageOf(t)
-	u.OutputTokens = 0
+	type startUsage struct {
+		InputTokens              *int64 `json:"input_tokens,omitempty"`
+		OutputTokens             int64  `json:"output_tokens"`
+		CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens,omitempty"`
+		CacheReadInputTokens     *int64 `json:"cache_read_input_tokens,omitempty"`
+	}
+	type startMessage struct {
+		anthropicOutMessage
+		Usage startUsage `json:"usage"`
+	}
 	start := struct {
-		Type    string              `json:"type"`
-		Message anthropicOutMessage `json:"message"`
-	}{"message_start", anthropicOutMessage{
-		ID: s.m.id, Type: "message", Role: "assistant", Model: s.m.model,
-		Content: []any{}, Usage: u,
+		Type    string       `json:"type"`
+		Message startMessage `json:"message"`
+	}{"message_start", startMessage{
+		anthropicOutMessage: anthropicOutMessage{ID: s.m.id, Type: "message", Role: "assistant", Model: s.m.model, Content: []any{}},
+		Usage:               startUsage{InputTokens: t.usage.InputTokens, CacheCreationInputTokens: t.usage.CacheWriteTokens, CacheReadInputTokens: t.usage.CacheReadTokens},
 	}}
 	return frame(b, "message_start", string(mustJSON(start)))
 }
