@@ -60,8 +60,12 @@ func (g *globals) ask(ctx context.Context, chainName string, verbose bool, promp
 	if out.wrote {
 		fmt.Fprintln(g.stdout)
 	}
-	if verbose && res != nil {
-		fmt.Fprintf(g.stderr, "chain %s answered by %s (%s); trail: %s\n", res.Chain, orDash(res.Provider), orDash(res.Model), res.Trail)
+	switch {
+	case !verbose || res == nil:
+	case res.Provider == "":
+		fmt.Fprintf(g.stderr, "chain %s did not answer; trail: %s\n", res.Chain, res.Trail)
+	default:
+		fmt.Fprintf(g.stderr, "chain %s answered by %s (%s); trail: %s\n", res.Chain, res.Provider, orDash(res.Model), res.Trail)
 	}
 	if err == nil {
 		return nil

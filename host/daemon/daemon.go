@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -155,7 +158,7 @@ func (b *Daemon) Chain(model string) (*chain.Chain, error) {
 	name, provider, pinned := chain.SplitPinned(model)
 	ch, ok := b.chains[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrNoSuchChain, model)
+		return nil, fmt.Errorf("%w: %q (configured: %s)", ErrNoSuchChain, model, strings.Join(slices.Sorted(maps.Keys(b.chains)), ", "))
 	}
 	if !pinned {
 		return ch, nil
