@@ -2,7 +2,9 @@
 # local model when it is not, and a face on a Waveshare 2.13" e-Paper HAT.
 # hardware/pi/install.sh copies this file to /etc/axon/axon.hcl.
 #
-#   axon check --config /etc/axon/axon.hcl
+#   sudo -u axon axon check --config /etc/axon/axon.hcl
+#     (as the service's user: /etc/axon is 0750 root:axon, not readable by
+#     the login user)
 #   systemctl restart axon && journalctl -u axon -f
 
 axon {
