@@ -220,6 +220,11 @@ func TestServeSIGTERMSealsRunsInterrupted(t *testing.T) {
 	if x.code != 0 || !strings.Contains(x.output, ": ok: lineage ") || !strings.Contains(x.output, " 2 records") {
 		t.Errorf("axon wal verify: exit %d:\n%s", x.code, x.output)
 	}
+	// The ID `axon sessions` prints names the same log.
+	x = w.axon(nil, "wal", "verify", crashKey.ID())
+	if x.code != 0 || !strings.Contains(x.output, walPath+": ok: lineage ") {
+		t.Errorf("axon wal verify %s: exit %d:\n%s", crashKey.ID(), x.code, x.output)
+	}
 	// Damage the first record (RunStarted), which the second proves synced.
 	b, err := os.ReadFile(walPath)
 	if err != nil {
