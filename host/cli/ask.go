@@ -73,7 +73,11 @@ func (g *globals) ask(ctx context.Context, chainName string, verbose bool, promp
 	var exhausted *chain.ExhaustedError
 	if errors.As(err, &exhausted) {
 		fmt.Fprintf(g.stderr, "axon: chain %q could not answer: %v\n", chainName, exhausted.Last)
-		fmt.Fprintln(g.stderr, "hint: check that a provider is reachable (`axon check`), or configure one: see `axon.hcl` in the README, or set AXON_CHAIN=\"glm,ollama\" with the matching <PRESET>_API_KEY.")
+		if hint := failureHint(cfg, exhausted); hint != "" {
+			fmt.Fprintln(g.stderr, "hint: "+hint)
+		} else {
+			fmt.Fprintln(g.stderr, "hint: check that a provider is reachable (`axon check`), or configure one: see `axon.hcl` in the README, or set AXON_CHAIN=\"glm,ollama\" with the matching <PRESET>_API_KEY.")
+		}
 		return exitCode(1)
 	}
 	return err
