@@ -69,6 +69,9 @@ type PluginBlock struct {
 	// decoded against the plugin's schema by DecodePluginBody.
 	Body     hcl.Body
 	DefRange hcl.Range
+	// PluginRange is where the plugin name is written: the plugin
+	// attribute, or DefRange when the name comes from the label or a preset.
+	PluginRange hcl.Range
 
 	preset *Preset          // providers only: fills plugin-owned attributes the body omits
 	ctx    *hcl.EvalContext // env() and file(), relative to the block's file
@@ -80,13 +83,16 @@ func (b *PluginBlock) Binary() string { return BinaryName(b.Kind, b.Plugin) }
 // Provider is a provider block.
 type Provider struct {
 	PluginBlock
-	Preset        string      // preset name, "" when none
-	Credential    credref.Ref // zero when the provider needs none
-	Auth          *sdk.Auth   // nil: the plugin's declared placement, if that is bearer
-	AuthOrigins   []string    // besides base_url, the origins the credential is sent to (auth { origins })
-	Tier          Tier
-	GoodAt        []string
-	ContextWindow int // tokens; 0 when unknown
+	Preset     string      // preset name, "" when none
+	Credential credref.Ref // zero when the provider needs none
+	// CredentialRange is where the credential is written: the credential
+	// attribute, or DefRange when it comes from the preset's key_env.
+	CredentialRange hcl.Range
+	Auth            *sdk.Auth // nil: the plugin's declared placement, if that is bearer
+	AuthOrigins     []string  // besides base_url, the origins the credential is sent to (auth { origins })
+	Tier            Tier
+	GoodAt          []string
+	ContextWindow   int // tokens; 0 when unknown
 	// Prefill, when not nil, overrides the plugin's Info.Prefill: whether
 	// the provider may be sent a trailing assistant message to continue a
 	// stream another provider broke off.

@@ -13,7 +13,8 @@ import (
 // ignoreSource drops what cmp cannot or need not compare: HCL bodies,
 // ranges and unexported plumbing.
 var ignoreSource = cmp.Options{
-	cmpopts.IgnoreFields(PluginBlock{}, "Body", "DefRange"),
+	cmpopts.IgnoreFields(PluginBlock{}, "Body", "DefRange", "PluginRange"),
+	cmpopts.IgnoreFields(Provider{}, "CredentialRange"),
 	cmpopts.IgnoreFields(Chain{}, "ProviderRanges", "DefRange"),
 	cmpopts.IgnoreFields(Axon{}, "DefRange"),
 	cmpopts.IgnoreFields(Vault{}, "DefRange"),

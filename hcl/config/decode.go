@@ -118,8 +118,10 @@ func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hc
 	b.ctx = r.ctx
 	b.Sandbox = axon.Sandbox
 	b.Plugin = fallback
+	b.PluginRange = b.DefRange
 	if s, ok := r.str(pluginExpr, "plugin"); ok {
 		b.Plugin = s
+		b.PluginRange = pluginExpr.Range()
 		if !pluginName.MatchString(s) {
 			r.errorf(pluginExpr.Range(), "Invalid plugin name",
 				"%q is not a plugin name: use lower-case letters, digits, - and _; plugin = \"NAME\" runs the binary %s from plugin_dir.",

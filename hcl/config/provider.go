@@ -124,6 +124,7 @@ func (r *reader) credential(p *Provider, raw *rawProvider) {
 		if p.preset != nil && p.preset.KeyEnv != "" && !present(raw.Credential) {
 			// Every preset's KeyEnv is a valid name (TestPresetTable).
 			p.Credential, _ = credref.Env(p.preset.KeyEnv)
+			p.CredentialRange = raw.DefRange
 		}
 		return
 	}
@@ -142,6 +143,7 @@ func (r *reader) credential(p *Provider, raw *rawProvider) {
 		return
 	}
 	p.Credential = c
+	p.CredentialRange = raw.Credential.Range()
 }
 
 func (r *reader) auth(raw *rawAuth) *sdk.Auth {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/axonhq/axon/hcl/config"
+	"github.com/axonhq/axon/host/credential"
 	"github.com/axonhq/axon/host/daemon"
 )
 
@@ -15,9 +17,11 @@ func newCheck(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check",
 		Short: "Validate the configuration, the plugins and the lock file",
-		Long: "check loads the configuration, then starts every plugin once to check its " +
-			"binary (and sha256 pin), its kind and its configuration block against the schema " +
-			"the plugin declares. It reports every problem with file and line, and exits 1 if any.",
+		Long: "check loads the configuration, checks that every plugin binary is installed, " +
+			"resolves every credential reference (never printing it), then starts every plugin " +
+			"once to check its binary (and sha256 pin), its kind and its configuration block " +
+			"against the schema the plugin declares. It reports every problem with file and line: " +
+			"a missing credential is a warning, anything else an error, and it exits 1 on any error.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return g.check(cmd.Context()) },
 	}
@@ -28,6 +32,11 @@ func (g *globals) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	missing, err := g.checkBinaries(cfg)
+	if err != nil {
+		return err
+	}
+	warnings := g.checkCredentials(cfg)
 	logger := g.logger()
 	logger.SetLevel(hclogLevelQuiet)
 	b, err := daemon.New(cfg, lock, logger, daemon.Options{})
@@ -38,6 +47,10 @@ func (g *globals) check(ctx context.Context) error {
 	defer b.Close()
 	failed := 0
 	for _, pb := range cfg.PluginBlocks() {
+		if missing[pb] {
+			failed++ // reported by checkBinaries; starting it would only say fork/exec
+			continue
+		}
 		in, _ := b.Supervisor().Instance(pb.Name)
 		info, err := in.Info(ctx)
 		if err != nil {
@@ -54,10 +67,82 @@ func (g *globals) check(ctx context.Context) error {
 		fmt.Fprintf(g.stdout, "    sandbox: %s\n", in.Layers())
 	}
 	if failed > 0 {
-		fmt.Fprintf(g.stderr, "%d of %d plugin blocks failed\n", failed, len(cfg.PluginBlocks()))
+		fmt.Fprintf(g.stderr, "%d of %d plugin blocks failed%s\n", failed, len(cfg.PluginBlocks()), warningNote(warnings))
 		return errReported
 	}
-	fmt.Fprintf(g.stdout, "configuration %s is valid: %d providers, %d chains, %d tools, %d displays\n",
-		cfg.Source, len(cfg.Providers), len(cfg.Chains), len(cfg.Tools), len(cfg.Displays))
+	verdict := "is valid"
+	if warnings > 0 {
+		verdict = fmt.Sprintf("is valid with %s (see above)", plural(warnings, "warning"))
+	}
+	fmt.Fprintf(g.stdout, "configuration %s %s: %d providers, %d chains, %d tools, %d displays\n",
+		cfg.Source, verdict, len(cfg.Providers), len(cfg.Chains), len(cfg.Tools), len(cfg.Displays))
 	return nil
+}
+
+// checkBinaries prints, as errors with file and line, every plugin block
+// whose binary is not in plugin_dir, and returns those blocks.
+func (g *globals) checkBinaries(cfg *config.Config) (map[*config.PluginBlock]bool, error) {
+	installed, err := config.InstalledPlugins(cfg.Axon.PluginDir)
+	if err != nil {
+		return nil, fmt.Errorf("plugin dir: %w", err)
+	}
+	diags := cfg.CheckPluginBinaries(installed)
+	if len(diags) == 0 {
+		return nil, nil
+	}
+	config.WriteDiagnostics(g.stderr, g.files, diags)
+	have := map[string]bool{}
+	for _, n := range installed {
+		have[n] = true
+	}
+	missing := map[*config.PluginBlock]bool{}
+	for _, pb := range cfg.PluginBlocks() {
+		if pb.Plugin != "" && !have[pb.Binary()] {
+			missing[pb] = true
+		}
+	}
+	return missing, nil
+}
+
+// checkCredentials resolves every provider's credential reference, keeping
+// nothing, and prints a warning with file and line for each one that cannot
+// be found. It returns the number of warnings.
+func (g *globals) checkCredentials(cfg *config.Config) int {
+	var diags hcl.Diagnostics
+	for _, p := range cfg.Providers {
+		if p.Credential.IsZero() {
+			continue
+		}
+		if _, err := credential.Resolve(p.Credential, g.lookupEnv); err != nil {
+			rng := p.CredentialRange
+			if rng == (hcl.Range{}) {
+				rng = p.DefRange
+			}
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagWarning,
+				Summary:  "Credential not found",
+				Detail: fmt.Sprintf("Provider %q: %v. axon reads the credential when it calls the provider, so every request to it will fail until the credential is there.",
+					p.Name, err),
+				Subject: rng.Ptr(),
+			})
+		}
+	}
+	if len(diags) > 0 {
+		config.WriteDiagnostics(g.stderr, g.files, diags)
+	}
+	return len(diags)
+}
+
+func warningNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return " (and " + plural(n, "warning") + ")"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -36,6 +36,14 @@ func (g *globals) serve(ctx context.Context, grace time.Duration) error {
 	if err != nil {
 		return err
 	}
+	// Refuse what `axon check` reports as an error, with the same
+	// diagnostics, rather than serve requests that can only fail.
+	if missing, err := g.checkBinaries(cfg); err != nil {
+		return err
+	} else if len(missing) > 0 {
+		fmt.Fprintf(g.stderr, "axon: not serving: the binary of %s is not installed (see above)\n", plural(len(missing), "plugin block"))
+		return errReported
+	}
 	logger := g.logger()
 	token := ""
 	if !isLoopback(cfg.Axon.Listen) {
