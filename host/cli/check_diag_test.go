@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -146,19 +145,7 @@ func TestServeRefusesMissingPluginBinaries(t *testing.T) {
 // runContext is run with a context, for a command that may not return.
 func runContext(ctx context.Context, t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	g := &globals{env: env_(t, nil, &out, &errb)}
-	root := newRoot(g)
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	if err := root.ExecuteContext(ctx); err != nil {
-		code = 1
-		if err != errReported {
-			fmt.Fprintln(&errb, "axon:", err)
-		}
-	}
-	return code, out.String(), errb.String()
+	return runEnv(ctx, t, nil, args...)
 }
 
 // pluginDirWithClock is a plugin_dir holding the openai provider and a

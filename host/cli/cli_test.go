@@ -25,14 +25,19 @@ func TestMain(m *testing.M) {
 // run executes the command line in-process with a hermetic environment.
 func run(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runEnv(context.Background(), t, env, args...)
+}
+
+// runEnv runs the CLI in-process with env and ctx, as main would.
+func runEnv(ctx context.Context, t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	g := &globals{env: env_(t, env, &out, &errb)}
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetOut(&out)
 	root.SetErr(&errb)
-	code = 0
-	if err := root.ExecuteContext(context.Background()); err != nil {
+	if err := root.ExecuteContext(ctx); err != nil {
 		code = 1
 		if c, ok := err.(exitCode); ok {
 			code = int(c)
