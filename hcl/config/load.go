@@ -132,5 +132,5 @@ func (l *Loader) parse(filename string, text []byte, src Source) (*Config, hcl.D
 		return nil, diags
 	}
 	cfg, more := l.decodeFile(f, src)
-	return cfg, append(diags, more...)
+	return cfg, explain(append(diags, more...), functionList())
 }
