@@ -36,3 +36,22 @@ func TestAskNamesTheConfiguredChains(t *testing.T) {
 		t.Errorf("the error does not list the chains:\n%s", errOut)
 	}
 }
+
+// TestAskQuietOutputHasNoLogLines: without -v, a failing ask prints its own
+// error and hint, not the host's WARN log lines (here the egress's
+// "credential unavailable" for an unset variable).
+func TestAskQuietOutputHasNoLogLines(t *testing.T) {
+	t.Parallel()
+	up := openaiUpstream(t, 200, "x")
+	cfg := strings.Replace(chainConfig(up.URL), `model    = "m"`, "model    = \"m\"\n  credential = env(\"AXON_TEST_UNSET_KEY\")", 1)
+	code, out, errOut := run(t, nil, "ask", "--config", writeConfig(t, cfg), "hi")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, errOut)
+	}
+	if strings.Contains(errOut, "[WARN]") || strings.Contains(out, "[WARN]") {
+		t.Errorf("log lines in the quiet output:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "AXON_TEST_UNSET_KEY") {
+		t.Errorf("the error does not name the unset variable:\n%s", errOut)
+	}
+}
