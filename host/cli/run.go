@@ -29,13 +29,13 @@ type runFlags struct {
 	maxTurns                                      int
 	budgetTokens                                  int64
 	budgetUSD                                     float64
-	resume, verbose                               bool
+	resume, cancel, verbose                       bool
 }
 
 func newRun(g *globals) *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run --session NAME [--tools clock,fetch] PROMPT",
+		Use:   "run --session NAME [--tools clock,fetch] PROMPT | --resume | --cancel",
 		Short: "Run a prompt as a durable agent session and stream it",
 		Long: "run sends PROMPT to the session NAME (of this project directory and harness) and " +
 			"drives the agent loop in this process, with its own plugin processes: model step, tool " +
@@ -45,9 +45,13 @@ func newRun(g *globals) *cobra.Command {
 			"is unknown; a tool call is never sent twice. The answer goes to stdout, tool activity to " +
 			"stderr. Sending again with the same --idempotency-key shows the run it started instead " +
 			"of starting another. Exit status: 0 finished (completed, max_turns, budget), 1 failed, " +
-			"refused or cancelled, 2 paused (no provider answered: --resume continues), 3 interrupted.",
+			"refused or cancelled, 2 paused (no provider answered: --resume continues), 3 interrupted. " +
+			"--cancel ends the session's paused or running run cancelled instead (a running one at its " +
+			"next step, naming tool calls still in flight as indeterminate): it exits 0 once the run " +
+			"has ended cancelled, 1 when the session has no paused or running run (a running run that " +
+			"ends otherwise before it stops exits as above).",
 		Args: func(cmd *cobra.Command, args []string) error {
-			if f.resume {
+			if f.resume || f.cancel {
 				return cobra.NoArgs(cmd, args)
 			}
 			return cobra.MinimumNArgs(1)(cmd, args)
@@ -70,8 +74,10 @@ func newRun(g *globals) *cobra.Command {
 	fl.StringVar(&f.project, "project-root", "", "project directory the session belongs to (default: the working directory)")
 	fl.StringVar(&f.harness, "harness", "cli", "harness the session belongs to")
 	fl.BoolVar(&f.resume, "resume", false, "resume the session's paused run instead of sending a prompt")
+	fl.BoolVar(&f.cancel, "cancel", false, "cancel the session's paused or running run instead of sending a prompt")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log the host and plugins")
 	cmd.MarkFlagRequired("session")
+	cmd.MarkFlagsMutuallyExclusive("resume", "cancel")
 	return cmd
 }
 
@@ -101,6 +107,9 @@ func (g *globals) runSession(ctx context.Context, f runFlags, prompt string) err
 	defer m.Shutdown(context.Background()) // before the plugins close (defers run last first)
 
 	p := &runPrinter{g: g, session: f.session, streamed: map[string]bool{}}
+	if f.cancel {
+		return g.cancelRun(ctx, m, key, p)
+	}
 	adm, err := g.admit(ctx, m, key, f, prompt, p)
 	if err != nil {
 		return err
@@ -147,6 +156,9 @@ func (g *globals) admit(ctx context.Context, m *session.Manager, key session.Key
 			return session.Admitted{}, err
 		}
 		run, err := m.Resume(ctx, id, "")
+		if errors.Is(err, session.ErrNoOpenRun) {
+			return session.Admitted{}, fmt.Errorf("session %q has no paused run to resume: %w", f.session, err)
+		}
 		if err != nil {
 			return session.Admitted{}, err
 		}
@@ -183,6 +195,51 @@ func (g *globals) admit(ctx context.Context, m *session.Manager, key session.Key
 			return session.Admitted{}, err
 		}
 	}
+}
+
+// cancelRun cancels the session's open run and follows it to its end: a
+// paused run ends at once, a running one at its next step.
+func (g *globals) cancelRun(ctx context.Context, m *session.Manager, key session.Key, p *runPrinter) error {
+	id := key.ID()
+	info, err := m.Session(id)
+	if errors.Is(err, session.ErrNotFound) {
+		return fmt.Errorf("session %q has no paused or running run to cancel: there is no such session of project %s, harness %s", key.Session, key.ProjectRoot, key.Harness)
+	}
+	if err != nil {
+		return err
+	}
+	if info.HeldElsewhere {
+		return fmt.Errorf("session %q is held by another axon process (axon serve, or another axon run): cancel its run there", key.Session)
+	}
+	var open *session.RunInfo
+	for i := range info.Runs {
+		if info.Runs[i].Status != session.StatusFinished {
+			open = &info.Runs[i]
+		}
+	}
+	if open == nil {
+		last := "it has no runs"
+		if r := info.LastRun(); r != nil {
+			last = fmt.Sprintf("its last run %s is %s", r.RunID, runState(r))
+		}
+		return fmt.Errorf("session %q has no paused or running run to cancel: %s", key.Session, last)
+	}
+	runID, err := m.Cancel(ctx, id, open.RunID)
+	if errors.Is(err, session.ErrNoOpenRun) {
+		return fmt.Errorf("session %q has no paused or running run to cancel: %w", key.Session, err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stderr, "[cancelling run %s of session %s (chain %s, %s)]\n", runID, key.Session, open.Chain, runState(open))
+	end, err := p.follow(ctx, m, session.Admitted{SessionID: id, RunID: runID, After: session.After(info.AppliedSeq)}, false)
+	if err != nil {
+		return err
+	}
+	if end != nil && end.Type == session.EvRunFinished && session.EndReason(end.Reason) == session.EndCancelled {
+		return nil
+	}
+	return runExit(end) // it ended otherwise before it could stop, as printed
 }
 
 // lastRunOf reads run from the session's log after the manager closed it.
@@ -306,7 +363,7 @@ func (p *runPrinter) event(e *session.Event, showPrompt bool) {
 		if e.RetryAfterMS > 0 {
 			wait = fmt.Sprintf(" (providers suggest waiting %s)", time.Duration(e.RetryAfterMS)*time.Millisecond)
 		}
-		fmt.Fprintf(p.g.stderr, "[run %s paused: %s%s]\nresume it with: axon run --session %s --resume%s\n", e.RunID, e.Reason, msg, p.session, wait)
+		fmt.Fprintf(p.g.stderr, "[run %s paused: %s%s]\nresume it with: axon run --session %s --resume%s\nor end it with:  axon run --session %[4]s --cancel\n", e.RunID, e.Reason, msg, p.session, wait)
 	case session.EvRunResumed:
 		fmt.Fprintf(p.g.stderr, "[run %s resumed]\n", e.RunID)
 	}
