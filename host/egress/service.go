@@ -127,9 +127,13 @@ func New(g Grant, logger hclog.Logger, opts ...Option) *Service {
 		DialContext:           s.dial,
 		TLSHandshakeTimeout:   g.ConnectTimeout,
 		ResponseHeaderTimeout: g.ResponseTimeout,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       90 * time.Second,
-		ForceAttemptHTTP2:     true,
+		// As many idle connections as requests may be in flight: a load at
+		// the limit then reuses every connection instead of opening one per
+		// request (and leaving it in TIME_WAIT).
+		MaxIdleConns:        g.MaxConcurrent,
+		MaxIdleConnsPerHost: g.MaxConcurrent,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
 	}
 	s.client = &http.Client{
 		Transport: transport,
