@@ -14,7 +14,8 @@ import (
 )
 
 func newCheck(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var probe probeFlags
+	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Validate the configuration, the plugins and the lock file",
 		Long: "check loads the configuration, checks that every plugin binary is installed, " +
@@ -23,11 +24,13 @@ func newCheck(g *globals) *cobra.Command {
 			"against the schema the plugin declares. It reports every problem with file and line: " +
 			"a missing credential is a warning, anything else an error, and it exits 1 on any error.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return g.check(cmd.Context()) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return g.check(cmd.Context(), probe) },
 	}
+	probe.register(cmd)
+	return cmd
 }
 
-func (g *globals) check(ctx context.Context) error {
+func (g *globals) check(ctx context.Context, probe probeFlags) error {
 	cfg, lock, err := g.load()
 	if err != nil {
 		return err
@@ -76,7 +79,7 @@ func (g *globals) check(ctx context.Context) error {
 	}
 	fmt.Fprintf(g.stdout, "configuration %s %s: %d providers, %d chains, %d tools, %d displays\n",
 		cfg.Source, verdict, len(cfg.Providers), len(cfg.Chains), len(cfg.Tools), len(cfg.Displays))
-	return nil
+	return g.probe(ctx, cfg, b, probe)
 }
 
 // checkBinaries prints, as errors with file and line, every plugin block
