@@ -133,19 +133,89 @@ func TestAxonChain(t *testing.T) {
 	}
 }
 
+// TestAxonChainDiagnosticText: a diagnostic about $AXON_CHAIN prints the
+// value with carets under the entry it is about, then its detail and the
+// did-you-mean it has.
 func TestAxonChainDiagnosticText(t *testing.T) {
 	t.Parallel()
-	l := NewLoader(Options{LookupEnv: mapEnv(map[string]string{"AXON_CHAIN": "glm,olama"})})
-	_, diags := l.Load("")
-	out := render(t, l.Files(), diags)
-	for _, want := range []string{
-		"on $AXON_CHAIN line 1:\n   1: glm,olama",
-		`Preset "glm" needs a key: set GLM_API_KEY (or ZAI_API_KEY).`,
-		`Preset "glm" has no default model: set GLM_MODEL to the model to use.`,
-		`There is no preset "olama". Did you mean "ollama"?`,
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("diagnostics lack %q:\n%s", want, out)
-		}
+	presets := "Presets: " + strings.Join(PresetNames(), ", ") + "."
+	keyed := map[string]string{"GLM_API_KEY": "k", "GLM_MODEL": "glm-4.6"}
+	tests := []struct {
+		name, value string
+		env         map[string]string
+		want        string
+	}{
+		{
+			name: "a misspelt preset", value: "glm,olama", env: keyed,
+			want: `Error: Unknown preset in AXON_CHAIN
+
+  on $AXON_CHAIN line 1:
+   1: glm,olama
+          ^^^^^
+
+There is no preset "olama". Did you mean "ollama"? ` + presets + "\n\n",
+		},
+		{
+			name: "a blank entry and an unknown one", value: "glm,,x", env: keyed,
+			want: `Warning: Blank AXON_CHAIN entry dropped
+
+  on $AXON_CHAIN line 1:
+   1: glm,,x
+          ^
+
+$AXON_CHAIN has an empty entry between commas; it is ignored.
+
+Error: Unknown preset in AXON_CHAIN
+
+  on $AXON_CHAIN line 1:
+   1: glm,,x
+           ^
+
+There is no preset "x". Did you mean "xai"? ` + presets + "\n\n",
+		},
+		{
+			name: "an unknown preset like no other, among spaces", value: " ollama, nope ",
+			want: `Error: Unknown preset in AXON_CHAIN
+
+  on $AXON_CHAIN line 1:
+   1:  ollama, nope 
+               ^^^^
+
+There is no preset "nope". ` + presets + "\n\n",
+		},
+		{
+			name: "a preset without its key and model", value: "ollama,glm",
+			want: `Error: Missing API key for AXON_CHAIN preset
+
+  on $AXON_CHAIN line 1:
+   1: ollama,glm
+             ^^^
+
+Preset "glm" needs a key: set GLM_API_KEY (or ZAI_API_KEY). axon reads it only when it calls the provider and never prints it.
+
+Error: Missing model for AXON_CHAIN preset
+
+  on $AXON_CHAIN line 1:
+   1: ollama,glm
+             ^^^
+
+Preset "glm" has no default model: set GLM_MODEL to the model to use.
+
+`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"AXON_CHAIN": tc.value}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			l := NewLoader(Options{LookupEnv: mapEnv(env)})
+			_, diags := l.Load("")
+			if diff := cmp.Diff(tc.want, render(t, l.Files(), diags)); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
