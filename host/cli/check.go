@@ -11,6 +11,7 @@ import (
 	"github.com/axonhq/axon/hcl/config"
 	"github.com/axonhq/axon/host/credential"
 	"github.com/axonhq/axon/host/daemon"
+	"github.com/axonhq/axon/sdk"
 )
 
 func newCheck(g *globals) *cobra.Command {
@@ -21,7 +22,8 @@ func newCheck(g *globals) *cobra.Command {
 		Long: "check loads the configuration, checks that every plugin binary is installed, " +
 			"resolves every credential reference (never printing it), then starts every plugin " +
 			"once to check its binary (and sha256 pin), its kind and its configuration block " +
-			"against the schema the plugin declares. It reports every problem with file and line: " +
+			"against the schema the plugin declares. A display plugin is asked only for its schema, " +
+			"never configured: check opens no panel and draws nothing. It reports every problem with file and line: " +
 			"a missing credential is a warning, anything else an error, and it exits 1 on any error.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return g.check(cmd.Context(), probe) },
@@ -35,28 +37,32 @@ func (g *globals) check(ctx context.Context, probe probeFlags) error {
 	if err != nil {
 		return err
 	}
-	missing, err := g.checkBinaries(cfg)
-	if err != nil {
-		return err
-	}
 	warnings := g.checkCredentials(cfg)
 	logger := g.logger()
 	logger.SetLevel(hclogLevelQuiet)
-	b, err := daemon.New(cfg, lock, logger, daemon.Options{})
+	// No faces: they would configure the displays (opening their panels,
+	// under a running daemon's nose) to draw on them.
+	b, err := daemon.New(cfg, lock, logger, daemon.Options{NoFaces: true})
 	if err != nil {
 		fmt.Fprintln(g.stderr, "axon:", err)
 		return errReported
 	}
 	defer b.Close()
-	failed := 0
+	pf, err := g.preflight(ctx, cfg, lock, b.Supervisor(), logger, true)
+	if err != nil {
+		return err
+	}
+	failed := pf.missing + pf.failed
 	for _, pb := range cfg.PluginBlocks() {
-		if missing[pb] {
-			failed++ // reported by checkBinaries; starting it would only say fork/exec
-			continue
+		info, ok := pf.infos[pb]
+		if !ok {
+			continue // reported by the preflight
 		}
 		in, _ := b.Supervisor().Instance(pb.Name)
-		info, err := in.Info(ctx)
-		if err != nil {
+		note := ""
+		if pb.Kind == sdk.KindDisplay {
+			note = " (not opened)" // inspected, never configured
+		} else if info, err = in.Info(ctx); err != nil {
 			failed++
 			var ce *daemon.ConfigError
 			if errors.As(err, &ce) {
@@ -66,7 +72,7 @@ func (g *globals) check(ctx context.Context, probe probeFlags) error {
 			}
 			continue
 		}
-		fmt.Fprintf(g.stdout, "ok  %-8s %-16s %s %s\n", pb.Kind, pb.Name, pb.Binary(), info.Version)
+		fmt.Fprintf(g.stdout, "ok  %-8s %-16s %s %s%s\n", pb.Kind, pb.Name, pb.Binary(), info.Version, note)
 		fmt.Fprintf(g.stdout, "    sandbox: %s\n", in.Layers())
 	}
 	if failed > 0 {

@@ -23,6 +23,10 @@ type Options struct {
 	Faces      faces.Options
 	// Metrics, when set, records requests, hops and egress traffic.
 	Metrics *Metrics
+	// NoFaces creates no faces: nothing draws, so no display plugin is
+	// started and configured (which opens its panel) on its own. `axon
+	// check` inspects the displays without disturbing a running daemon's.
+	NoFaces bool
 }
 
 // Daemon is a configured axon: plugins, chains and displays.
@@ -55,7 +59,7 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 		displays = append(displays, in)
 	}
 	var observers multiObserver
-	if len(displays) > 0 {
+	if len(displays) > 0 && !opts.NoFaces {
 		b.faces = faces.New(displays, logger, opts.Faces)
 		observers = append(observers, b.faces)
 	}

@@ -15,8 +15,9 @@ import (
 
 // TestPluginAPIVersionIsChecked: a real plugin process whose
 // Info.APIVersions does not list this host's SDK API version is refused at
-// start and by Probe (`axon plugins`), with an error naming both sides; one
-// that lists it among others starts.
+// start, by Probe (`axon plugins`) and by Check after Inspect (`axon check`
+// and serve's preflight), with an error naming both sides; one that lists it
+// among others starts.
 func TestPluginAPIVersionIsChecked(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -44,14 +45,18 @@ func TestPluginAPIVersionIsChecked(t *testing.T) {
 			in, _ := s.Instance("h")
 			startErr := in.Start(context.Background())
 			_, probeErr := Probe(context.Background(), nullLogger(), sp, IDRange{})
+			info, checkErr := in.Inspect(context.Background())
+			if checkErr == nil {
+				checkErr = in.Check(info)
+			}
 			if !tc.refused {
-				if startErr != nil || probeErr != nil {
-					t.Fatalf("refused: start %v; probe %v", startErr, probeErr)
+				if startErr != nil || probeErr != nil || checkErr != nil {
+					t.Fatalf("refused: start %v; probe %v; check %v", startErr, probeErr, checkErr)
 				}
 				return
 			}
 			want := "the plugin speaks SDK API " + tc.speaks + ", this axon speaks " + sdk.APIVersion
-			for what, err := range map[string]error{"start": startErr, "probe": probeErr} {
+			for what, err := range map[string]error{"start": startErr, "probe": probeErr, "inspect and check": checkErr} {
 				if !errors.Is(err, ErrAPIVersion) || !strings.Contains(err.Error(), want) {
 					t.Errorf("%s: err = %v, want ErrAPIVersion saying %q", what, err, want)
 				}

@@ -22,6 +22,10 @@ import (
 // ErrChecksum is returned when a binary does not match its sha256 pin.
 var ErrChecksum = sandbox.ErrChecksum
 
+// ErrKind is returned when a binary serves another kind of plugin than
+// its block configures.
+var ErrKind = errors.New("wrong plugin kind")
+
 // ErrAPIVersion is returned when a plugin's Info.APIVersions does not list
 // the SDK API version this host speaks (sdk.APIVersion).
 var ErrAPIVersion = errors.New("incompatible plugin API")
@@ -246,17 +250,9 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 	if p.info, err = base.Info(ctx); err != nil {
 		return fmt.Errorf("info: %w", err)
 	}
-	if err := checkAPI(p.info); err != nil {
+	values, err := in.accept(p.info)
+	if err != nil {
 		return err
-	}
-	if p.info.Kind != in.spec.Kind {
-		return fmt.Errorf("binary serves a %s plugin, configured as a %s", p.info.Kind, in.spec.Kind)
-	}
-	values := json.RawMessage(`{}`)
-	if in.spec.Values != nil {
-		if values, err = in.spec.Values(p.info); err != nil {
-			return fmt.Errorf("config: %w", err)
-		}
 	}
 	var eg sdk.Egress
 	if g := in.spec.Egress; g != nil {
@@ -284,6 +280,26 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 		return fmt.Errorf("dispense %s: %w", in.spec.Kind, err)
 	}
 	return nil
+}
+
+// accept checks what a binary declares against this instance, as every
+// start does before Configure: its SDK API, its kind, and the block against
+// its schema. It returns the plugin-owned configuration.
+func (in *Instance) accept(info sdk.Info) (json.RawMessage, error) {
+	if err := checkAPI(info); err != nil {
+		return nil, err
+	}
+	if info.Kind != in.spec.Kind {
+		return nil, fmt.Errorf("%w: the binary serves a %s plugin, configured as a %s", ErrKind, info.Kind, in.spec.Kind)
+	}
+	if in.spec.Values == nil {
+		return json.RawMessage(`{}`), nil
+	}
+	values, err := in.spec.Values(info)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return values, nil
 }
 
 // current is the running process, or nil.
