@@ -47,12 +47,23 @@ type Schema struct {
 
 // Attribute is one plugin-owned configuration attribute.
 type Attribute struct {
-	Name        string
-	Type        string // HCL type expression: string, number, bool, list(string), map(string)
+	Name string
+	// Type is an HCL type expression (string, number, bool, list(string),
+	// list(number), map(string)), or TypePath.
+	Type        string
 	Required    bool
 	Default     json.RawMessage // JSON literal used when the attribute is absent
 	Description string
 }
+
+// TypePath is the Type of an attribute that names a file or directory. It
+// arrives as a JSON string, like "string", after the host has expanded a
+// leading "~/" to the user's home directory and made a relative path
+// absolute against the directory of the configuration file that sets it,
+// as it does for grant paths: the plugin runs sandboxed, with a home and
+// working directory of its own, so it could not do either itself. An empty
+// value is passed as it is.
+const TypePath = "path"
 
 // AuthScheme says how the host injects a credential into egress requests.
 type AuthScheme string

@@ -73,8 +73,9 @@ type PluginBlock struct {
 	// attribute, or DefRange when the name comes from the label or a preset.
 	PluginRange hcl.Range
 
-	preset *Preset          // providers only: fills plugin-owned attributes the body omits
-	ctx    *hcl.EvalContext // env() and file(), relative to the block's file
+	preset    *Preset          // providers only: fills plugin-owned attributes the body omits
+	ctx       *hcl.EvalContext // env() and file(), relative to the block's file
+	dir, home string           // the block's file's directory and ~, for sdk.TypePath values
 }
 
 // Binary is the plugin's executable name, e.g. "axon-provider-anthropic".

@@ -115,7 +115,7 @@ var (
 // pluginBlock fills what every plugin-backed block shares. pluginExpr may
 // be absent; fallback is then the plugin name ("" means none).
 func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hcl.Expression, grant *rawGrant, fallback string, axon Axon) {
-	b.ctx = r.ctx
+	b.ctx, b.dir, b.home = r.ctx, r.dir, r.home
 	b.Sandbox = axon.Sandbox
 	b.Plugin = fallback
 	b.PluginRange = b.DefRange

@@ -35,7 +35,8 @@ var presetAttrs = []string{"base_url", "model"}
 // DecodePluginBody decodes the plugin-owned attributes of b against the
 // schema its plugin reported, filling base_url and model from the
 // provider's preset where the block leaves them out and the plugin declares
-// them. The result is the JSON object for sdk.Config.Values.
+// them, and expanding the sdk.TypePath ones as grant paths are. The result
+// is the JSON object for sdk.Config.Values.
 func DecodePluginBody(b *PluginBlock, schema sdk.Schema) (json.RawMessage, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	for _, a := range schema.Attributes {
@@ -56,7 +57,62 @@ func DecodePluginBody(b *PluginBlock, schema sdk.Schema) (json.RawMessage, hcl.D
 	if pb := b.presetBody(schema); pb != nil {
 		body = hcl.MergeBodies([]hcl.Body{b.Body, pb})
 	}
-	return pluginschema.Decode(body, schema, b.ctx)
+	values, diags := pluginschema.Decode(body, schema, b.ctx)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return b.expandPaths(values, schema, diags)
+}
+
+// expandPaths expands ~ in the values of schema's sdk.TypePath attributes
+// and makes them absolute against the block's file, so that the sandboxed
+// plugin, with its own home and working directory, gets the path the user
+// meant. An empty value is left for the plugin to judge.
+func (b *PluginBlock) expandPaths(values json.RawMessage, schema sdk.Schema, diags hcl.Diagnostics) (json.RawMessage, hcl.Diagnostics) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(values, &obj); err != nil {
+		panic(fmt.Sprintf("config: pluginschema.Decode returned no JSON object: %v", err)) // it marshals a map
+	}
+	changed := false
+	for _, a := range schema.Attributes {
+		var s string
+		if a.Type != sdk.TypePath || json.Unmarshal(obj[a.Name], &s) != nil || s == "" {
+			continue
+		}
+		p, err := expandPath(s, b.dir, b.home)
+		if err != nil {
+			diags = diags.Append(&hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  fmt.Sprintf("Invalid value for %q", a.Name),
+				Detail:   fmt.Sprintf("%s.", capitalize(err.Error())),
+				Subject:  b.attrRange(a.Name).Ptr(),
+			})
+			continue
+		}
+		obj[a.Name], _ = json.Marshal(p) // a string always marshals
+		changed = true
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if !changed {
+		return values, diags
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		panic(fmt.Sprintf("config: marshal values: %v", err)) // a map of JSON values always marshals
+	}
+	return out, diags
+}
+
+// attrRange is where the block writes the plugin-owned attribute name, or
+// the block's header when it leaves the attribute to its default.
+func (b *PluginBlock) attrRange(name string) hcl.Range {
+	content, _, _ := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: name}}})
+	if a := content.Attributes[name]; a != nil {
+		return a.Expr.Range()
+	}
+	return b.DefRange
 }
 
 // presetBody returns a body holding the preset's values for the attributes

@@ -141,6 +141,73 @@ display "png" {
 	}
 }
 
+// TestDecodePluginBodyExpandsPaths: a value the plugin declares a path
+// reaches it with ~ expanded and made absolute against the configuration
+// file's directory, as grant paths are; other strings reach it as written.
+func TestDecodePluginBodyExpandsPaths(t *testing.T) {
+	t.Parallel()
+	schema := sdk.Schema{Attributes: []sdk.Attribute{
+		{Name: "dir", Type: sdk.TypePath},
+		{Name: "cache", Type: sdk.TypePath, Default: sdk.Default("~/.cache/face")},
+		{Name: "label", Type: "string"},
+	}}
+	tests := []struct {
+		name      string
+		body      string // display "face" block body
+		want      map[string]any
+		wantDiags []string
+	}{
+		{
+			name: "~ is the home directory",
+			body: `dir = "~/face"`,
+			want: map[string]any{"dir": testHome + "/face", "cache": testHome + "/.cache/face"},
+		},
+		{
+			name: "a relative path is the configuration file's directory's",
+			body: `dir = "frames/../face"`,
+			want: map[string]any{"dir": "/etc/axon/face", "cache": testHome + "/.cache/face"},
+		},
+		{
+			name: "an absolute path is cleaned, a string is left as written",
+			body: "dir = \"/tmp//face/\"\n  label = \"~/face\"",
+			want: map[string]any{"dir": "/tmp/face", "cache": testHome + "/.cache/face", "label": "~/face"},
+		},
+		{
+			name: "an empty path is left for the plugin to judge",
+			body: `dir = ""`,
+			want: map[string]any{"dir": "", "cache": testHome + "/.cache/face"},
+		},
+		{
+			name:      "~user is refused on its line",
+			body:      "label = \"x\"\n  dir = \"~pi/face\"",
+			wantDiags: []string{`error: Invalid value for "dir" @/etc/axon/axon.hcl:9:9`},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := mustParse(t, "provider \"l\" {\n  preset = \"ollama\"\n}\nchain \"default\" {\n  providers = [provider.l]\n}\ndisplay \"face\" {\n  "+tc.body+"\n}\n")
+			raw, diags := DecodePluginBody(&cfg.Displays[0].PluginBlock, schema)
+			if diff := cmp.Diff(tc.wantDiags, summaries(diags)); diff != "" {
+				t.Fatalf("diagnostics (-want +got):\n%s\n%v", diff, diags)
+			}
+			if tc.want == nil {
+				if raw != nil {
+					t.Errorf("values %s returned alongside errors", raw)
+				}
+				return
+			}
+			var got map[string]any
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("values (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestPluginPathAndBinary(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

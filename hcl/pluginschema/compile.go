@@ -72,9 +72,12 @@ func compileAttr(a sdk.Attribute) (compiledAttr, error) {
 	if !hclsyntax.ValidIdentifier(a.Name) {
 		return compiledAttr{}, errors.New("name is not a valid HCL identifier")
 	}
-	ty, err := ParseType(a.Type)
-	if err != nil {
-		return compiledAttr{}, err
+	ty := cty.String // sdk.TypePath: a string, expanded by the caller
+	if a.Type != sdk.TypePath {
+		var err error
+		if ty, err = ParseType(a.Type); err != nil {
+			return compiledAttr{}, err
+		}
 	}
 	ca := compiledAttr{Attribute: a, ty: ty, def: cty.NilVal}
 	if len(a.Default) > 0 {

@@ -70,6 +70,18 @@ func TestValidate(t *testing.T) {
 			}},
 		},
 		{
+			name: "a path attribute, with a default",
+			schema: sdk.Schema{Attributes: []sdk.Attribute{
+				{Name: "dir", Type: sdk.TypePath, Required: true},
+				{Name: "tty", Type: sdk.TypePath, Default: json.RawMessage(`"/dev/tty"`)},
+			}},
+		},
+		{
+			name:    "a path default must be a string",
+			schema:  sdk.Schema{Attributes: []sdk.Attribute{{Name: "tty", Type: sdk.TypePath, Default: json.RawMessage(`["/dev/tty"]`)}}},
+			wantErr: []string{`attribute "tty": default ["/dev/tty"] does not fit type path`},
+		},
+		{
 			name:    "bad type expression",
 			schema:  sdk.Schema{Attributes: []sdk.Attribute{attr("model", "strng")}},
 			wantErr: []string{`attribute "model": type "strng" is not a valid type expression`},

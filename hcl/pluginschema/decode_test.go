@@ -116,6 +116,12 @@ model = upper("m-1")
 			want: `{"base_url":"https://api.example.com/v1","max_tokens":4096,"model":"M-1","stream":true}`,
 		},
 		{
+			name:   "a path is a string, expanded by the caller, not here",
+			schema: sdk.Schema{Attributes: []sdk.Attribute{{Name: "dir", Type: sdk.TypePath}, {Name: "tty", Type: sdk.TypePath, Default: sdk.Default("/dev/tty")}}},
+			src:    `dir = "~/face"`,
+			want:   `{"dir":"~/face","tty":"/dev/tty"}`,
+		},
+		{
 			name:   "empty schema, empty body",
 			schema: sdk.Schema{},
 			src:    "",

@@ -22,7 +22,7 @@ type config struct {
 }
 
 var schema = sdk.Schema{Attributes: []sdk.Attribute{
-	{Name: "dir", Type: "string", Required: true, Description: "directory the PNG files go to; created if missing"},
+	{Name: "dir", Type: "path", Required: true, Description: "directory the PNG files go to; created if missing"},
 	{Name: "width", Type: "number", Default: json.RawMessage(`250`), Description: "image width in pixels"},
 	{Name: "height", Type: "number", Default: json.RawMessage(`122`), Description: "image height in pixels"},
 	{Name: "keep_all", Type: "bool", Default: json.RawMessage(`false`), Description: "keep every frame as frame-NNNNNN-<expression>.png instead of replacing latest.png"},

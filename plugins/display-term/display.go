@@ -26,7 +26,7 @@ type config struct {
 }
 
 var schema = sdk.Schema{Attributes: []sdk.Attribute{
-	{Name: "tty", Type: "string", Default: json.RawMessage(`"/dev/tty"`), Description: "terminal device or file to draw on (never the plugin's stdout)"},
+	{Name: "tty", Type: "path", Default: json.RawMessage(`"/dev/tty"`), Description: "terminal device or file to draw on (never the plugin's stdout)"},
 	{Name: "width", Type: "number", Default: json.RawMessage(`64`), Description: "face width in pixels = terminal columns"},
 	{Name: "height", Type: "number", Default: json.RawMessage(`40`), Description: "face height in pixels = twice the terminal rows"},
 	{Name: "clear", Type: "bool", Default: json.RawMessage(`true`), Description: "clear the screen before each frame"},

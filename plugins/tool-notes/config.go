@@ -16,8 +16,8 @@ type config struct {
 // schema declares the attributes above to the host.
 func schema() sdk.Schema {
 	return sdk.Schema{Attributes: []sdk.Attribute{
-		{Name: "dir", Type: "string", Required: true,
-			Description: `Directory holding the notes, created (mode 0700) when missing: an absolute path or "~/…". The plugin touches nothing outside it.`},
+		{Name: "dir", Type: "path", Required: true,
+			Description: `Directory holding the notes, created (mode 0700) when missing. The plugin touches nothing outside it.`},
 	}}
 }
 

@@ -12,7 +12,7 @@ var (
 	nameRE      = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
 	schemaTypes = map[string]bool{
 		"string": true, "number": true, "bool": true,
-		"list(string)": true, "list(number)": true, "map(string)": true,
+		"list(string)": true, "list(number)": true, "map(string)": true, sdk.TypePath: true,
 	}
 )
 
@@ -35,7 +35,7 @@ func checkInfo(t *testing.T, kind sdk.Kind, info sdk.Info) {
 		}
 		seen[a.Name] = true
 		if !schemaTypes[a.Type] {
-			t.Errorf("config attribute %q: type %q is not one of string, number, bool, list(string), list(number), map(string)", a.Name, a.Type)
+			t.Errorf("config attribute %q: type %q is not one of string, number, bool, list(string), list(number), map(string), path", a.Name, a.Type)
 		}
 		if len(a.Default) > 0 && !json.Valid(a.Default) {
 			t.Errorf("config attribute %q: default %q is not a JSON literal", a.Name, a.Default)
