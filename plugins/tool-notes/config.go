@@ -1,9 +1,7 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/axonhq/axon/sdk"
 )
@@ -31,15 +29,11 @@ func parseConfig(cfg sdk.Config) (string, error) {
 	if dir == "" {
 		return "", sdk.Permanentf("dir is required: the directory the notes live in")
 	}
-	if rest, ok := strings.CutPrefix(dir, "~/"); ok || dir == "~" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", sdk.Permanentf("dir %q: %v", c.Dir, err)
-		}
-		dir = filepath.Join(home, rest)
-	}
+	// dir is a path attribute: the host has expanded ~ and made it
+	// absolute against the config file's directory. (Expanding here would
+	// use the sandbox's HOME, not the user's.)
 	if !filepath.IsAbs(dir) {
-		return "", sdk.Permanentf("dir %q must be absolute (or start with ~/): a plugin's working directory is not yours", c.Dir)
+		return "", sdk.Permanentf("dir %q must be absolute: a plugin's working directory and HOME are not yours", c.Dir)
 	}
 	return filepath.Clean(dir), nil
 }

@@ -177,7 +177,7 @@ func TestConfigure(t *testing.T) {
 		wantErr string
 	}{
 		{name: "absolute, created", values: `{"dir":"` + filepath.Join(home, "a", "b") + `"}`, wantDir: filepath.Join(home, "a", "b")},
-		{name: "home relative", values: `{"dir":"~/pet-notes"}`, wantDir: filepath.Join(home, "pet-notes")},
+		{name: "home relative (the host expands ~)", values: `{"dir":"~/pet-notes"}`, wantErr: "must be absolute"},
 		{name: "missing", values: `{}`, wantErr: "dir is required"},
 		{name: "relative", values: `{"dir":"notes"}`, wantErr: "must be absolute"},
 		{name: "a file, not a directory", values: `{"dir":"` + filepath.Join(home, "file") + `"}`, wantErr: "dir"},
