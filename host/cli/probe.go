@@ -41,6 +41,9 @@ const (
 	probeMaxTokens = 8
 )
 
+// errProbeTimeout ends a probe that ran out of --probe-timeout.
+var errProbeTimeout = errors.New("probe timeout")
+
 // probeResult is one row of the probe table.
 type probeResult struct {
 	provider  *config.Provider
@@ -114,12 +117,17 @@ func probeProvider(ctx context.Context, b *daemon.Daemon, p *config.Provider, ti
 		MaxTokens: probeMaxTokens,
 		Messages:  []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: probePrompt}}}},
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	// A timer, not a deadline: a deadline travels with the plugin call and
+	// may fire there first, as the plugin's own timeout error. Cancelled
+	// here, the cause is set before the call hears of it.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(timeout, func() { cancel(errProbeTimeout) })
+	defer timer.Stop()
 	start := time.Now()
 	_, err = ch.Run(ctx, req, sdk.SinkFunc(func(context.Context, sdk.Event) error { return nil }), nil)
 	r.latency = time.Since(start)
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+	if err != nil && errors.Is(context.Cause(ctx), errProbeTimeout) {
 		r.failed, r.result = true, fmt.Sprintf("timeout: no answer within %s (--probe-timeout)", timeout)
 		return r
 	}
@@ -159,13 +167,13 @@ func classifyProbe(p *config.Provider, err error) (reachable, auth, result strin
 	var reason string
 	switch {
 	case e.Code == "credential_missing":
-		reachable, auth, reason = "-", "no", fmt.Sprintf("the key is not set: %s is empty or missing", p.Credential)
+		reachable, auth, reason = "-", "no", fmt.Sprintf("no key: %s is unset, empty or unreadable", credentialName(p.Credential))
 	case e.Class == sdk.ClassAuthRequired && e.Status == http.StatusForbidden:
-		auth, reason = "no", fmt.Sprintf("the key in %s is not allowed this model or endpoint", p.Credential)
+		auth, reason = "no", fmt.Sprintf("the key in %s may not use this model or endpoint", credentialName(p.Credential))
 	case e.Class == sdk.ClassAuthRequired && p.Credential.IsZero():
 		auth, reason = "no", "the provider asks for a key and none is configured"
 	case e.Class == sdk.ClassAuthRequired:
-		auth, reason = "no", fmt.Sprintf("the key in %s was refused", p.Credential)
+		auth, reason = "no", fmt.Sprintf("the key in %s was refused", credentialName(p.Credential))
 	case e.Class == sdk.ClassQuotaExhausted:
 		reason = "quota or credit used up"
 	case e.Status == http.StatusNotFound:
@@ -177,19 +185,29 @@ func classifyProbe(p *config.Provider, err error) (reachable, auth, result strin
 	case e.Status != 0:
 		reason = oneLine(e.Message)
 	case errors.Is(err, sdk.ErrTimeout) || strings.Contains(msg, "i/o timeout"):
-		reachable, auth, reason = "-", "-", "timeout: "+oneLine(e.Message)
+		reachable, auth, reason = "-", "-", oneLine(strings.TrimPrefix(e.Message, "egress: "))
 	case errors.Is(err, sdk.ErrEgressDenied):
-		reachable, auth, reason = "-", "-", oneLine(e.Message)
+		reachable, auth, reason = "-", "-", oneLine(strings.TrimPrefix(e.Message, "egress: "))
 	case strings.Contains(msg, "connection refused"):
 		reachable, auth, reason = "no", "-", "connection refused at "+p.BaseURL()
 	case strings.Contains(msg, "no such host") || strings.Contains(msg, "server misbehaving"):
-		reachable, auth, reason = "no", "-", "DNS: no such host in "+p.BaseURL()
-	case strings.Contains(msg, "tls:") || strings.Contains(msg, "x509:") || strings.Contains(msg, "certificate"):
-		reachable, auth, reason = "no", "-", "TLS: "+oneLine(e.Message)
+		reachable, auth, reason = "no", "-", "DNS: cannot resolve the host of "+p.BaseURL()
+	case strings.Contains(msg, "tls:") || strings.Contains(msg, "x509:") || strings.Contains(msg, "https client"):
+		reachable, auth, reason = "no", "-", "TLS: "+oneLine(tlsReason(e.Message))
 	default:
 		reachable, auth, reason = "-", "-", oneLine(e.Message)
 	}
 	return reachable, auth, label + ": " + reason, true
+}
+
+// tlsReason is a TLS failure's message from the TLS library's own words:
+// "egress: tls: failed to verify certificate: x509: …" is "failed to
+// verify certificate: x509: …".
+func tlsReason(msg string) string {
+	if i := strings.Index(msg, "tls: "); i >= 0 {
+		return msg[i+len("tls: "):]
+	}
+	return strings.TrimPrefix(msg, "egress: ")
 }
 
 // oneLine keeps a message to one short table cell.
