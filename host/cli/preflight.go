@@ -32,9 +32,8 @@ type preflightResult struct {
 // binaryFacts is what the preflight learnt of one binary.
 type binaryFacts struct {
 	sha256 string   // "" when it could not be read
-	info   sdk.Info // valid when known
-	known  bool
-	err    error // it could not be read or did not answer its Info
+	info   sdk.Info // what it declares: zero when it was not asked (see err, and the pins)
+	err    error    // it could not be read, or did not answer its Info
 }
 
 // preflight checks every plugin block of cfg against its binary. The
@@ -101,7 +100,9 @@ func learn(ctx context.Context, cache infoCache, path string, blocks []*config.P
 			return binaryFacts{err: err}
 		}
 		if sha, info, ok := cache.lookup(path, statOf(fi)); ok {
-			return binaryFacts{sha256: sha, info: info, known: true}
+			// For these early diagnostics only: every launch checks the
+			// pin on the file it executes, and the live Info again.
+			return binaryFacts{sha256: sha, info: info}
 		}
 	}
 	sha, st, err := hashBinary(path)
@@ -131,7 +132,7 @@ func learn(ctx context.Context, cache infoCache, path string, blocks []*config.P
 	if err := cache.store(path, st, sha, info); err != nil {
 		logger.Info("plugin info not cached; the next start inspects the binary again", "binary", path, "error", err)
 	}
-	return binaryFacts{sha256: sha, info: info, known: true}
+	return binaryFacts{sha256: sha, info: info}
 }
 
 // judge returns the errors of one block, with file and line.
@@ -156,9 +157,6 @@ func judge(cfg *config.Config, lock *config.Lock, sup *supervisor.Supervisor, pb
 	if f.err != nil {
 		return diag("Plugin did not start", "%s %q: %v.", pb.Kind, pb.Name, f.err)
 	}
-	if !f.known {
-		return nil // unreachable: a binary is inspected unless every block's pin differs
-	}
 	in, err := sup.Instance(pb.Name)
 	if err != nil {
 		return diag("Plugin not registered", "%v.", err)
@@ -177,6 +175,26 @@ func judge(cfg *config.Config, lock *config.Lock, sup *supervisor.Supervisor, pb
 		return diag("Incompatible plugin API", "%s: %v.", pb.Binary(), err)
 	}
 	return diag("Plugin refused", "%s %q: %v.", pb.Kind, pb.Name, err)
+}
+
+// servePreflight runs the preflight for `axon serve`, before anything that
+// starts a plugin or draws is built: cached Info where it holds, and
+// nothing drawn. It prints the refusal and returns errReported on failure.
+func (g *globals) servePreflight(ctx context.Context, cfg *config.Config, lock *config.Lock, logger hclog.Logger) error {
+	d, err := daemon.New(cfg, lock, logger, daemon.Options{NoFaces: true})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	pf, err := g.preflight(ctx, cfg, lock, d.Supervisor(), logger, false)
+	if err != nil {
+		return err
+	}
+	if pf.missing+pf.failed > 0 {
+		fmt.Fprintln(g.stderr, pf.refusal())
+		return errReported
+	}
+	return nil
 }
 
 // refusal is the line serve prints when the preflight failed.

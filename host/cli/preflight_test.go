@@ -16,9 +16,9 @@ var (
 	pngErr  error
 )
 
-// pluginDirWithPNG is a plugin_dir holding the openai provider and the png
-// display, built once into a directory of binDir that no other test lists.
-func pluginDirWithPNG(t *testing.T) string {
+// pngPlugin is the png display binary, built once into a directory of
+// binDir that no other test lists.
+func pngPlugin(t *testing.T) string {
 	t.Helper()
 	extra := filepath.Join(binDir, "extra")
 	pngOnce.Do(func() {
@@ -27,8 +27,15 @@ func pluginDirWithPNG(t *testing.T) string {
 	if pngErr != nil {
 		t.Fatal(pngErr)
 	}
+	return filepath.Join(extra, "axon-display-png")
+}
+
+// pluginDirWithPNG is a plugin_dir holding the openai provider and the png
+// display.
+func pluginDirWithPNG(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
-	for _, link := range []string{filepath.Join(binDir, "axon-provider-openai"), filepath.Join(extra, "axon-display-png")} {
+	for _, link := range []string{filepath.Join(binDir, "axon-provider-openai"), pngPlugin(t)} {
 		if err := os.Symlink(link, filepath.Join(dir, filepath.Base(link))); err != nil {
 			t.Fatal(err)
 		}

@@ -12,8 +12,9 @@ import (
 
 // Check runs on info, an Info this instance's binary declared (from
 // Inspect, or kept from an earlier one), the checks every start runs before
-// Configure: the SDK API (ErrAPIVersion), the kind (ErrKind) and the block
-// against the declared schema (the error of Spec.Values). It starts nothing.
+// Configure: the SDK API (ErrAPIVersion), the kind (ErrKind), the block
+// against the declared schema (the error of Spec.Values) and where the
+// plugin asks for its credential. It starts nothing.
 func (in *Instance) Check(info sdk.Info) error {
 	_, err := in.accept(info)
 	return err

@@ -259,16 +259,7 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 		grant := *g
 		grant.Plugin = in.spec.Name
 		if !grant.AuthSet && !grant.Credential.IsZero() {
-			// Without a preset or auth {}, a plugin may ask only for the
-			// usual bearer header: a hostile one would name a query
-			// parameter or header its upstream echoes or logs.
-			switch a := p.info.Auth; a.Scheme {
-			case sdk.AuthNone, sdk.AuthBearer:
-				grant.Auth = a
-			default:
-				return fmt.Errorf("the plugin asks for its credential in %s %q; only the block's preset or auth {} may place a credential anywhere but Authorization: Bearer. "+
-					"If that is where it belongs, add auth { scheme = %q  name = %q } to the block", a.Scheme, a.Name, a.Scheme, a.Name)
-			}
+			grant.Auth = p.info.Auth // none or bearer: accept refused the rest
 		}
 		p.egress = egress.New(grant, in.logger, in.opts.EgressOptions...)
 		eg = p.egress
@@ -283,8 +274,9 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 }
 
 // accept checks what a binary declares against this instance, as every
-// start does before Configure: its SDK API, its kind, and the block against
-// its schema. It returns the plugin-owned configuration.
+// start does before Configure: its SDK API, its kind, the block against its
+// schema, and where it asks for its credential. It returns the plugin-owned
+// configuration.
 func (in *Instance) accept(info sdk.Info) (json.RawMessage, error) {
 	if err := checkAPI(info); err != nil {
 		return nil, err
@@ -292,12 +284,23 @@ func (in *Instance) accept(info sdk.Info) (json.RawMessage, error) {
 	if info.Kind != in.spec.Kind {
 		return nil, fmt.Errorf("%w: the binary serves a %s plugin, configured as a %s", ErrKind, info.Kind, in.spec.Kind)
 	}
-	if in.spec.Values == nil {
-		return json.RawMessage(`{}`), nil
+	values := json.RawMessage(`{}`)
+	if in.spec.Values != nil {
+		var err error
+		if values, err = in.spec.Values(info); err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
 	}
-	values, err := in.spec.Values(info)
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+	if g := in.spec.Egress; g != nil && !g.AuthSet && !g.Credential.IsZero() {
+		// Without a preset or auth {}, a plugin may ask only for the usual
+		// bearer header: a hostile one would name a query parameter or
+		// header its upstream echoes or logs.
+		switch a := info.Auth; a.Scheme {
+		case sdk.AuthNone, sdk.AuthBearer:
+		default:
+			return nil, fmt.Errorf("the plugin asks for its credential in %s %q; only the block's preset or auth {} may place a credential anywhere but Authorization: Bearer. "+
+				"If that is where it belongs, add auth { scheme = %q  name = %q } to the block", a.Scheme, a.Name, a.Scheme, a.Name)
+		}
 	}
 	return values, nil
 }

@@ -267,7 +267,8 @@ func TestEgressStreamsThroughPlugin(t *testing.T) {
 
 // TestPluginCannotChooseWhereTheKeyGoes: without a preset or auth {}, a
 // plugin that asks for its credential in a query parameter of its choosing
-// is refused at start with an error that says how to allow it.
+// is refused at start, and by Check, with an error that says how to allow
+// it.
 func TestPluginCannotChooseWhereTheKeyGoes(t *testing.T) {
 	t.Setenv("AXON_TEST_KEY_Q", "sk-query-0123456789")
 	up := newUpstream(t)
@@ -285,6 +286,14 @@ func TestPluginCannotChooseWhereTheKeyGoes(t *testing.T) {
 	chooser, _ := s.Instance("chooser")
 	if err := chooser.Start(context.Background()); err == nil || !strings.Contains(err.Error(), `add auth { scheme = "query"  name = "debug" }`) {
 		t.Fatalf("start = %v", err)
+	}
+	// The preflight of `axon serve` and `axon check` refuses it too.
+	info, err := chooser.Inspect(context.Background())
+	if err == nil {
+		err = chooser.Check(info)
+	}
+	if err == nil || !strings.Contains(err.Error(), `add auth { scheme = "query"  name = "debug" }`) {
+		t.Fatalf("inspect and check = %v", err)
 	}
 	told, _ := s.Instance("told")
 	if _, out, err := collect(context.Background(), told, "get "+up.URL+"/v1"); err != nil || !strings.HasPrefix(out, "status 200") {
