@@ -30,7 +30,7 @@ STATICCHECK        := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 
-.PHONY: all build run test test-deps test-race vet lint fuzz bench proto pi test-arm64 fixtures clean
+.PHONY: all build run test test-deps test-race vet lint fuzz bench bench-overhead bench-profile bench-deps proto pi test-arm64 fixtures clean
 
 all: build
 
@@ -90,6 +90,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSSEReader$$' -fuzztime $(FUZZTIME) ./sdk/sse/
 	$(GO) test -run '^$$' -fuzz '^FuzzHCLParse$$' -fuzztime $(FUZZTIME) ./hcl/config/
 
+# The Go benchmarks, then issue 14's overhead table and the profiles under
+# the same load (bench/README.md). DURATION=5 REPS=1 make bench is a short try.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/daemon/
 	$(GO) test -run '^$$' -bench 'Generate|Egress' -benchmem -benchtime 2000x ./host/supervisor/
@@ -97,6 +99,29 @@ bench: build
 	$(GO) test -run '^$$' -bench IdleRSS -benchtime 1x ./host/cli/
 	$(GO) test -run '^$$' -bench . -benchmem ./host/chain/ ./host/wal/ ./host/api/
 	$(GO) test -run '^$$' -bench . -benchmem ./plugins/...
+	@$(MAKE) --no-print-directory bench-overhead
+	@$(MAKE) --no-print-directory bench-profile
+
+# direct vs a bare Go proxy hop vs axon (host + plugin): CPU per request, max
+# requests/s, p50/p99, RSS, in one interleaved run (bench/overhead.sh; about
+# 8 minutes at the defaults). Prints the table, keeps it in bench/out/.
+bench-overhead: bench-deps
+	GO=$(GO) bench/overhead.sh
+
+# pprof CPU and allocation profiles of the host and of the openai plugin
+# under saturating load, with a `go tool pprof -top` of each, in
+# bench/out/profile/<mode>/ (bench/profile.sh).
+bench-profile: bench-deps
+	GO=$(GO) bench/profile.sh
+
+# What the bench scripts run besides go: Debian's wrk, curl, iproute2 (ss),
+# util-linux (taskset) and procps (pgrep), installed here when missing.
+bench-deps:
+	@pkgs=""; \
+	for dep in wrk:wrk curl:curl ss:iproute2 taskset:util-linux pgrep:procps; do \
+		command -v $${dep%%:*} >/dev/null || pkgs="$$pkgs $${dep#*:}"; \
+	done; \
+	if [ -n "$$pkgs" ]; then echo "installing$$pkgs"; apt-get update && apt-get install -y $$pkgs; fi
 
 # Regenerates internal/pluginrpc/pb from plugin.proto. Needs protoc (Debian
 # protobuf-compiler, installed here when missing); make test never does.

@@ -17,6 +17,7 @@ import (
 
 func newServe(g *globals) *cobra.Command {
 	var grace time.Duration
+	var prof profiling
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the broker: the OpenAI- and Anthropic-compatible front door",
@@ -24,14 +25,15 @@ func newServe(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			return g.serve(ctx, grace)
+			return g.serve(ctx, grace, &prof)
 		},
 	}
 	cmd.Flags().DurationVar(&grace, "grace", 10*time.Second, "how long in-flight requests may finish after SIGTERM")
+	prof.flags(cmd)
 	return cmd
 }
 
-func (g *globals) serve(ctx context.Context, grace time.Duration) error {
+func (g *globals) serve(ctx context.Context, grace time.Duration, prof *profiling) error {
 	cfg, lock, err := g.load()
 	if err != nil {
 		return err
@@ -54,7 +56,12 @@ func (g *globals) serve(ctx context.Context, grace time.Duration) error {
 			return fmt.Errorf("listening on %s (not loopback) requires a bearer token; run `axon token` to create %s", cfg.Axon.Listen, cfg.Axon.TokenFile)
 		}
 	}
-	front, err := daemon.NewFrontDoor(ctx, cfg, lock, logger, token, daemon.Options{})
+	opts, err := prof.start(logger)
+	if err != nil {
+		return err
+	}
+	defer prof.stop()
+	front, err := daemon.NewFrontDoor(ctx, cfg, lock, logger, token, opts)
 	if err != nil {
 		return err
 	}

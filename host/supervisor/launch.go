@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -31,6 +32,10 @@ type launch struct {
 // mode executes the binary through a descriptor opened (and, with a pin,
 // checked) here, never its path a second time.
 func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*launch, error) {
+	prof, err := opts.profile(sp.Name, ids)
+	if err != nil {
+		return nil, err
+	}
 	l := &launch{cfg: &plugin.ClientConfig{
 		HandshakeConfig:     pluginrpc.Handshake,
 		VersionedPlugins:    pluginrpc.ClientPlugins(),
@@ -51,7 +56,7 @@ func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*l
 		cmd := exec.Command(inheritedBinary) // the checked descriptor, fd 3 in the child
 		cmd.Args[0] = filepath.Base(sp.Path)
 		cmd.ExtraFiles = []*os.File{bin}
-		cmd.Env = append(hostPluginEnv(), opts.Env...)
+		cmd.Env = append(append(hostPluginEnv(), opts.Env...), prof.env...)
 		cmd.SysProcAttr = plainSysProcAttr()
 		l.cfg.Cmd = cmd
 		return l, nil
@@ -60,8 +65,8 @@ func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*l
 	l.cfg.RunnerFunc = func(_ hclog.Logger, cmd *exec.Cmd, socketDir string) (runner.Runner, error) {
 		j := sandbox.Jail{
 			Name: sp.Name, Binary: sp.Path, SHA256: sp.SHA256,
-			Env:       append(append(jailPluginEnv(), opts.Env...), cmd.Env...),
-			SocketDir: socketDir, Grants: sp.Grants, IDs: ids,
+			Env:       append(append(append(jailPluginEnv(), opts.Env...), prof.env...), cmd.Env...),
+			SocketDir: socketDir, Grants: append(slices.Clip(sp.Grants), prof.grants...), IDs: ids,
 		}
 		proc, err := j.Command()
 		if err != nil {

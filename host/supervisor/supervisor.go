@@ -52,6 +52,7 @@ type Options struct {
 	Env            []string      // extra KEY=VALUE for every plugin (never secrets)
 	EgressOptions  []egress.Option
 	PluginIDs      IDRange // host ids for jailed plugins when the host is root; default DefaultIDRange
+	ProfileDir     string  // when set (PrepareProfileDir), every plugin writes pprof profiles into DIR/<instance> (profile.go); off by default
 
 	socketRoot string           // host-private directory of the plugins' socket directories
 	clock      func() time.Time // time.Now; tests move it by hand

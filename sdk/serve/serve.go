@@ -53,12 +53,14 @@ func run(kind sdk.Kind, impl sdk.Plugin, opts []Option) {
 			JSONFormat: true,
 		})
 	}
+	stopProfiles := profileIfAsked(o.logger)
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  pluginrpc.Handshake,
 		VersionedPlugins: pluginrpc.ServerPlugins(kind, impl, o.logger),
 		GRPCServer:       pluginrpc.NewGRPCServer,
 		Logger:           o.logger,
 	})
+	stopProfiles()
 	if c, ok := impl.(sdk.Closer); ok {
 		if err := c.Close(); err != nil {
 			o.logger.Error("close", "error", err)

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# bench/overhead.sh — issue 14's overhead table: direct, a bare Go proxy hop and
+# axon (host + provider plugin), side by side, in one interleaved run.
+#
+#   bench/overhead.sh                 build, run, print the table (make bench-overhead)
+#   DURATION=5 REPS=1 bench/overhead.sh   a short try (numbers are noisier)
+#   bench/overhead.sh --table OUTDIR  re-print the table of an earlier run
+#
+# It builds axon and the openai plugin from this checkout, writes an axon
+# config (one openai-plugin provider whose base_url is the mock, a dummy
+# credential, a free loopback port, state in a temporary directory), starts
+# `axon serve` pinned to CPU 1, and runs bench/run.sh on direct, rproxy and
+# axon; run.sh measures axon as its whole process tree. Every run.sh setting
+# (DURATION, REPS, WARMUP, CONC, SAT_CONC, CHUNKS, PIN, NICE, ...) passes
+# through; the defaults are the issue's. OUT (default
+# bench/out/overhead-TIMESTAMP) receives table.md, axon.hcl, axon.log and
+# run.sh's files under harness/.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/axon.sh
+. "$HERE/axon.sh"
+
+# table HARNESS_DIR: the issue's table from run.sh's results.tsv and header.txt.
+table() {
+  local dir=$1 settings
+  settings=$(sed -n 's/^settings: //p' "$dir/header.txt")
+  awk -F'\t' -v settings="$settings" '
+  BEGIN {
+    n = split(settings, kv, " ")
+    for (i = 1; i <= n; i++) { split(kv[i], p, "="); set[p[1]] = p[2] }
+  }
+  NR == 1 { next }
+  {
+    g = $2 SUBSEP $3 SUBSEP $4
+    runs[g]++; rps[g] += $7; p50[g] += $9; p99[g] += $11; err[$3] += $13
+    if ($14 != "-") { cpu[g] += $14; ncpu[g]++ }
+    mcpu[g] += $15
+    if ($16 != "-") { rss[$3] = $16; if ($17 > hwm[$3]) hwm[$3] = $17 }
+    if ($20 + 0 > other + 0) other = $20
+    seen[$3] = 1
+  }
+  function avg(a, g) { return runs[g] ? a[g] / runs[g] : -1 }
+  function num(v) { return v < 0 ? "—" : sprintf("%.0f", v) }
+  function ratio(a, b) { return (a < 0 || b <= 0) ? "—" : sprintf("%.2f×", a / b) }
+  function thousands(v,   s, r) {
+    if (v < 0) return "—"
+    s = sprintf("%.0f", v); r = ""
+    while (length(s) > 3) { r = " " substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) }
+    return s r
+  }
+  # CPU per request of the target (for direct: the mock itself, for scale)
+  function cpuof(m, t,   g) {
+    g = m SUBSEP t SUBSEP "sat"
+    if (t == "direct") return runs[g] ? mcpu[g] / runs[g] : -1
+    return ncpu[g] ? cpu[g] / ncpu[g] : -1
+  }
+  function lat(m, t,   g) { g = m SUBSEP t SUBSEP "lat"; return runs[g] ? sprintf("%.0f / %.0f", avg(p50, g), avg(p99, g)) : "—" }
+  function dlat(m,   a, b) {
+    a = m SUBSEP "axon" SUBSEP "lat"; b = m SUBSEP "rproxy" SUBSEP "lat"
+    if (!runs[a] || !runs[b]) return "—"
+    return sprintf("%+.0f / %+.0f µs", avg(p50, a) - avg(p50, b), avg(p99, a) - avg(p99, b))
+  }
+  function mib(t) { return (t in rss) ? sprintf("%.1f (peak %.1f)", rss[t] / 1024, hwm[t] / 1024) : "—" }
+  function row(label, d, r, a, q) { printf "| %s | %s | %s | %s | %s |\n", label, d, r, a, q }
+  END {
+    up = set["LAT_LATENCY"] " ± " set["LAT_JITTER"] * 100 " %"
+    print "| | direct (mock) | bare Go proxy hop | axon (host + plugin) | axon / proxy |"
+    print "|---|---|---|---|---|"
+    split("nonstream stream", M, " ")
+    for (i = 1; i <= 2; i++) {
+      m = M[i]; label = (m == "stream") ? "streaming " set["CHUNKS"] " chunks" : "non-streaming"
+      row("CPU per request, " label ", saturated (µs)", num(cpuof(m, "direct")), num(cpuof(m, "rproxy")), num(cpuof(m, "axon")), ratio(cpuof(m, "axon"), cpuof(m, "rproxy")))
+    }
+    for (i = 1; i <= 2; i++) {
+      m = M[i]; label = (m == "stream") ? "streaming" : "non-streaming"
+      d = m SUBSEP "direct" SUBSEP "sat"; r = m SUBSEP "rproxy" SUBSEP "sat"; a = m SUBSEP "axon" SUBSEP "sat"
+      row("max requests/s, " label, thousands(avg(rps, d)), thousands(avg(rps, r)), thousands(avg(rps, a)), ratio(avg(rps, a), avg(rps, r)))
+    }
+    for (i = 1; i <= 2; i++) {
+      m = M[i]; label = (m == "stream") ? "streaming" : "non-streaming"
+      row("p50 / p99 at " set["CONC"] " connections, " up " upstream, " label " (µs)", lat(m, "direct"), lat(m, "rproxy"), lat(m, "axon"), dlat(m))
+    }
+    row("RSS after the last saturated run (MiB)", mib("direct"), mib("rproxy"), mib("axon"), ((("axon" in rss) && rss["rproxy"] > 0) ? sprintf("%.2f×", rss["axon"] / rss["rproxy"]) : "—"))
+    print ""
+    printf "Saturation: %s connections, upstream answers at once; each figure is the mean of %s run(s) of %s. ", set["SAT_CONC"], set["REPS"], set["DURATION"]
+    print "CPU is the user + system time of the target (its whole process tree) divided by the requests it completed; for direct it is the cost of the mock itself, which the other columns exclude."
+    printf "Errors: direct %d, proxy %d, axon %d. Other CPU (processes besides wrk, the mock and the target, worst run): %s %%", err["direct"], err["rproxy"], err["axon"], (other == "" ? 0 : other)
+    print (other + 0 > 5 ? " — the machine was not quiet: the figures are noisy." : ".")
+    if (!seen["axon"]) print "axon was skipped (its pre-flight failed): see the run log."
+  }' "$dir/results.tsv"
+}
+
+if [[ ${1:-} == --table ]]; then
+  [[ -r ${2:-}/harness/results.tsv ]] || die "usage: overhead.sh --table OUTDIR"
+  table "$2/harness"; exit 0
+fi
+[[ $# == 0 ]] || die "no arguments (settings are environment variables; see bench/README.md)"
+
+OUT=${OUT:-$HERE/out/overhead-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/axon-bench.XXXXXX")
+trap 'stop_axon; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+echo "building axon and the openai plugin into $OUT/bin"
+build_axon "$OUT/bin"
+UPSTREAM_ADDR=127.0.0.1:$(free_port)
+RPROXY_ADDR=127.0.0.1:$(free_port)
+AXON_ADDR=127.0.0.1:$(free_port)
+mkdir -p "$TMP/state"
+write_config "$OUT/axon.hcl" "$AXON_ADDR" "$UPSTREAM_ADDR" "$TMP/state" "$OUT/bin"
+start_axon "$OUT/bin" "$OUT/axon.hcl" "$AXON_ADDR" "$OUT/axon.log"
+echo "axon serve pid $AXON_PID on http://$AXON_ADDR (upstream mock $UPSTREAM_ADDR, proxy $RPROXY_ADDR)"
+
+UPSTREAM_ADDR=$UPSTREAM_ADDR RPROXY_ADDR=$RPROXY_ADDR OUT=$OUT/harness \
+  GW_MODEL_axon=default GW_PID_axon=$AXON_PID \
+  "$HERE/run.sh" "axon=http://$AXON_ADDR"
+
+{
+  echo "# axon overhead — $(date -u +%Y-%m-%dT%H:%M:%SZ), $(git -C "$ROOT" describe --tags --always --dirty 2>/dev/null || echo unknown)"
+  echo
+  grep -E '^(host|settings):' "$OUT/harness/header.txt" | sed 's/^/    /'
+  echo
+  table "$OUT/harness"
+  echo
+  grep -E '^(idle|end) ' "$OUT/harness/header.txt" | sed 's/^/    /'
+} >"$OUT/table.md"
+echo
+cat "$OUT/table.md"
+echo
+echo "table:   $OUT/table.md"
+echo "details: $OUT/harness/summary.md"
