@@ -7,11 +7,13 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/axonhq/axon/hcl/config"
 	"github.com/axonhq/axon/host/daemon"
 )
 
@@ -38,14 +40,6 @@ func (g *globals) serve(ctx context.Context, grace time.Duration, prof *profilin
 	if err != nil {
 		return err
 	}
-	// Refuse what `axon check` reports as an error, with the same
-	// diagnostics, rather than serve requests that can only fail.
-	if missing, err := g.checkBinaries(cfg); err != nil {
-		return err
-	} else if len(missing) > 0 {
-		fmt.Fprintf(g.stderr, "axon: not serving: the binary of %s is not installed (see above)\n", plural(len(missing), "plugin block"))
-		return errReported
-	}
 	logger := g.logger()
 	token := ""
 	if !isLoopback(cfg.Axon.Listen) {
@@ -55,6 +49,24 @@ func (g *globals) serve(ctx context.Context, grace time.Duration, prof *profilin
 		if token == "" {
 			return fmt.Errorf("listening on %s (not loopback) requires a bearer token; run `axon token` to create %s", cfg.Axon.Listen, cfg.Axon.TokenFile)
 		}
+	}
+	// Listen first: a port in use is said before any plugin starts or any
+	// display draws.
+	listeners, err := listen(cfg.Axon.Listen, cfg.Axon.UnixSocket)
+	if err != nil {
+		fmt.Fprintln(g.stderr, "axon:", err)
+		if hint := listenHint(cfg, err); hint != "" {
+			fmt.Fprintln(g.stderr, "hint: "+hint)
+		}
+		return errReported
+	}
+	for _, l := range listeners {
+		defer l.Close() // the front door closes them too; this is for the early returns
+	}
+	// Refuse what `axon check` reports as an error, with the same
+	// diagnostics, rather than serve requests that can only fail.
+	if err := g.servePreflight(ctx, cfg, lock, logger); err != nil {
+		return err
 	}
 	opts, err := prof.start(logger)
 	if err != nil {
@@ -66,10 +78,6 @@ func (g *globals) serve(ctx context.Context, grace time.Duration, prof *profilin
 		return err
 	}
 	defer front.Close()
-	listeners, err := listen(cfg.Axon.Listen, cfg.Axon.UnixSocket)
-	if err != nil {
-		return err
-	}
 	errc := make(chan error, len(listeners))
 	for _, l := range listeners {
 		go func() { errc <- front.Serve(l) }()
@@ -90,7 +98,7 @@ func (g *globals) serve(ctx context.Context, grace time.Duration, prof *profilin
 func listen(addr, unixSocket string) ([]net.Listener, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen %s: %w", addr, err)
+		return nil, cannotListen(addr, err)
 	}
 	out := []net.Listener{l}
 	if unixSocket != "" {
@@ -101,7 +109,7 @@ func listen(addr, unixSocket string) ([]net.Listener, error) {
 		u, err := net.Listen("unix", unixSocket)
 		if err != nil {
 			l.Close()
-			return nil, fmt.Errorf("listen %s: %w", unixSocket, err)
+			return nil, cannotListen(unixSocket, err)
 		}
 		if err := os.Chmod(unixSocket, 0o600); err != nil {
 			l.Close()
@@ -111,6 +119,47 @@ func listen(addr, unixSocket string) ([]net.Listener, error) {
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// listenError is an address that could not be listened on.
+type listenError struct {
+	addr string
+	err  error
+}
+
+func (e *listenError) Error() string { return "cannot listen on " + e.addr + ": " + e.err.Error() }
+func (e *listenError) Unwrap() error { return e.err }
+
+// cannotListen names the address once: net's own error says it twice
+// ("listen tcp ADDR: bind: ...").
+func cannotListen(addr string, err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		err = op.Err
+	}
+	var sys *os.SyscallError
+	if errors.As(err, &sys) {
+		err = sys.Err
+	}
+	return &listenError{addr: addr, err: err}
+}
+
+// listenHint is what to do when the front door's address is in use.
+func listenHint(cfg *config.Config, err error) string {
+	var le *listenError
+	if !errors.As(err, &le) || le.addr != cfg.Axon.Listen || !errors.Is(err, syscall.EADDRINUSE) {
+		return ""
+	}
+	other := "127.0.0.1:7071"
+	if host, port, err := net.SplitHostPort(cfg.Axon.Listen); err == nil {
+		if p, err := strconv.Atoi(port); err == nil && p > 0 && p < 65535 {
+			other = net.JoinHostPort(host, strconv.Itoa(p+1))
+		}
+	}
+	if cfg.Source.Path == "" {
+		return fmt.Sprintf("is another axon serve running? Stop it, or listen elsewhere: write axon { listen = %q } in a configuration file and pass it with --config.", other)
+	}
+	return fmt.Sprintf("is another axon serve running? Stop it, or listen elsewhere: set axon { listen = %q } in %s, or serve another configuration with --config.", other, cfg.Source.Path)
 }
 
 // isLoopback reports whether host:port listens only on loopback.

@@ -159,18 +159,7 @@ func Probe(ctx context.Context, logger hclog.Logger, sp Spec, ids IDRange) (sdk.
 	if err != nil {
 		return sdk.Info{}, fmt.Errorf("plugin %s: %w", sp.Name, err)
 	}
-	client := plugin.NewClient(l.cfg)
-	defer client.Kill()
-	rpc, err := client.Client()
-	l.started()
-	if err != nil {
-		return sdk.Info{}, fmt.Errorf("start %s: %w", sp.Path, l.explain(sp.Name, err))
-	}
-	raw, err := rpc.Dispense(pluginrpc.NameBase)
-	if err != nil {
-		return sdk.Info{}, err
-	}
-	info, err := raw.(*pluginrpc.BaseClient).Info(ctx)
+	info, err := l.info(ctx, sp)
 	if err != nil {
 		return sdk.Info{}, err
 	}
