@@ -10,6 +10,9 @@
 //     pixel) and scales to any panel size without a glyph font (the Go fonts
 //     lack the kaomoji glyphs pwnagotchi-style faces need; see
 //     docs/eink.md#vector-faces).
+//   - On a small face a detail whose strokes would touch is drawn thinner,
+//     or left out when even one-pixel strokes would: the blush beside the
+//     grin and the sleeping Zs would otherwise fuse into bars and blots.
 //   - Text uses the Go fonts (golang.org/x/image/font/gofont, BSD-3, already
 //     in the module: no font file to ship, no apt). Glyphs are rasterised
 //     anti-aliased and thresholded at Ink (coverage above ~37%), which reads

@@ -115,7 +115,7 @@ func drawExpression(c canvas, p pen, e sdk.Expression) bool {
 		}
 		c.ink(p.halfEllipse(50, 60, 17, 16, +1))
 		if p.detail {
-			blush(c, p)
+			blush(c, p, 50-17, 50+17)
 		}
 	case sdk.ExprSad:
 		for _, x := range []float64{eyeL, eyeR} {
@@ -165,16 +165,63 @@ func tear(c canvas, p pen, x, y float64) {
 	c.ink(union{p.circle(x, y, 4), p.segment(x, y-2, x, y-6, 2.4), p.segment(x, y-6, x, y-8, 1.2)})
 }
 
-// blush draws three short strokes under each eye.
-func blush(c canvas, p pen) {
-	for _, x := range []float64{eyeL - 16, eyeR + 4} {
-		for i := 0.0; i < 3; i++ {
-			c.ink(p.segment(x+i*5, 66, x+i*5+3.5, 61, 1.3))
+// blush draws three short strokes beside each corner of a grin that spans
+// x from grinL to grinR, each stroke a copy of the first moved by a whole
+// number of half pixels, so that every row crosses them alike. On a small
+// face the strokes are thinned until more than a pixel of paper stays
+// between them on every row, and the blush is left out where the strokes
+// would touch even at their thinnest or come within two pixels of the grin:
+// strokes and grin would read as one bar.
+func blush(c canvas, p pen, grinL, grinR float64) {
+	pitch := p.len(5)
+	w := p.stroke(1.3)
+	left, right := p.segment(eyeL-16, 66, eyeL-12.5, 61, 0), p.segment(eyeR+4, 66, eyeR+7.5, 61, 0)
+	for w > 0 && !(strokesApart(left, pitch, w) && strokesApart(right, pitch, w)) {
+		w--
+	}
+	// More than 4 half pixels of paper hold two pixel centres.
+	if w == 0 || p.x(grinL)-(left.bx+2*pitch+w) <= 4 || (right.ax-w)-p.x(grinR) <= 4 {
+		return
+	}
+	for _, s := range []segment{left, right} {
+		for i := int64(0); i < 3; i++ {
+			c.ink(segment{ax: s.ax + i*pitch, ay: s.ay, bx: s.bx + i*pitch, by: s.by, r: w})
 		}
 	}
 }
 
+// strokesApart reports whether copies of s, pitch half pixels apart and w
+// half pixels in half-width, leave more than one pixel (2 half pixels) of
+// paper between them along a row: a row crosses each copy 2w·length/rise
+// wide.
+func strokesApart(s segment, pitch, w int64) bool {
+	dx, dy := s.bx-s.ax, s.by-s.ay
+	gap := (pitch - 2) * dy
+	return pitch > 2 && gap*gap > 4*w*w*(dx*dx+dy*dy)
+}
+
 // zee draws a letter Z of the given size with its top-left corner at (x, y).
+// On a small face its strokes are thinned until the wedges of paper between
+// each bar and the diagonal stay more than two pixels tall near the
+// letter's ends, or the letter is left out: a Z without its wedges is a
+// blot.
 func zee(c canvas, p pen, x, y, size float64) {
-	c.ink(p.polyline(stroke*size/12, x, y, x+size, y, x, y+size, x+size, y+size))
+	h, w := p.len(size), p.stroke(stroke*size/12)
+	// An eighth of the way in from an end, the wedge runs from the bar's
+	// edge (w from its centre line) to the diagonal's (w·√2 from its own,
+	// which is 7/8 h from the bar's): 7h/8 − 2.41w half pixels, here in
+	// thousandths.
+	for w > 0 && 875*h-2410*w <= 4000 {
+		w--
+	}
+	if w == 0 {
+		return
+	}
+	z := p.polyline(0, x, y, x+size, y, x, y+size, x+size, y+size)
+	for i, s := range z {
+		seg := s.(segment)
+		seg.r = w
+		z[i] = seg
+	}
+	c.ink(z)
 }
