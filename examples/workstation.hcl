@@ -90,7 +90,15 @@ chain "private" {
   providers = [provider.local]
 }
 
-display "term" {}
+# The face, drawn in the terminal `axon serve` runs in and pinned to its
+# bottom rows while the log scrolls above. The sandbox shows the plugin only
+# what its block grants: "/dev/tty" is that terminal. (Under systemd there is
+# none: set tty to a file and grant its directory, or use the png display.)
+display "term" {
+  grant {
+    devices = ["/dev/tty"]
+  }
+}
 
 vault {
   dir = "~/.config/axon/vault"

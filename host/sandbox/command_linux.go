@@ -184,6 +184,9 @@ func (j *Jail) prepareGrant(g Grant) (mountSpec, int, error) {
 		return mountSpec{}, 0, err
 	}
 	m := mountSpec{Path: filepath.Clean(g.Path), Mode: g.Mode}
+	if g.Mode == Device && m.Path == HostTerminal {
+		return j.prepareTerminal(m)
+	}
 	if g.Mode == ReadWrite {
 		if err := os.MkdirAll(g.Path, 0o700); err != nil {
 			return m, 0, fmt.Errorf("grant %s: %w", g.Path, err)
@@ -217,6 +220,31 @@ func (j *Jail) prepareGrant(g Grant) (mountSpec, int, error) {
 		}
 	}
 	return m, 0, nil
+}
+
+// prepareTerminal shows the plugin the host's own terminal at /dev/tty. A
+// root host's plugin only writes to it, through the terminal's group (tty,
+// given by login), so the terminal must be writable by its group: what
+// mesg y allows every other user of the machine.
+func (j *Jail) prepareTerminal(m mountSpec) (mountSpec, int, error) {
+	src, err := hostTerminal()
+	if err != nil {
+		return m, 0, fmt.Errorf("grant %s: %w", m.Path, err)
+	}
+	st, err := os.Stat(src)
+	if err != nil {
+		return m, 0, fmt.Errorf("grant %s: %w", m.Path, err)
+	}
+	m.Source = src
+	if os.Geteuid() != 0 || !j.IDs.Set {
+		return m, 0, nil // the plugin runs as the host's own user, the terminal's owner
+	}
+	sys := st.Sys().(*syscall.Stat_t)
+	if st.Mode().Perm()&0o020 == 0 || sys.Gid == 0 {
+		return m, 0, fmt.Errorf("grant %s: a root host's plugin writes to axon's terminal %s through the terminal's group, and it is %v group %d; "+
+			"run mesg y in it (a login terminal is group tty), or start axon as the terminal's user", m.Path, src, st.Mode().Perm(), sys.Gid)
+	}
+	return m, int(sys.Gid), nil
 }
 
 // chownTree gives dir and everything under it to uid:gid, unless it already

@@ -50,7 +50,7 @@ type GrantMode string
 const (
 	ReadOnly  GrantMode = "ro"
 	ReadWrite GrantMode = "rw"
-	Device    GrantMode = "dev" // a character device node, read-write, device access kept
+	Device    GrantMode = "dev" // a character device node, read-write, device access kept; "/dev/tty" is the host's terminal (HostTerminal)
 )
 
 // Check validates a grant without touching the file system.

@@ -35,9 +35,11 @@ type initSpec struct {
 	Sub    bool // subordinate ids: the plugin's files must be reachable by the host's other uid
 }
 
-// mountSpec is one bind mount of a host path at the same path inside.
+// mountSpec is one bind mount of a host path at the same path inside, or
+// of Source at Path (the host's terminal at /dev/tty).
 type mountSpec struct {
-	Path string
-	Mode GrantMode
-	Dir  bool
+	Path   string
+	Source string // empty: Path
+	Mode   GrantMode
+	Dir    bool
 }

@@ -78,7 +78,11 @@ func buildView(sp *initSpec) error {
 		},
 		func() error {
 			for _, m := range sp.Mounts {
-				if err := bindPath(m.Path, at(m.Path), m.Dir, m.Mode); err != nil {
+				src := m.Path
+				if m.Source != "" {
+					src = m.Source
+				}
+				if err := bindPath(src, at(m.Path), m.Dir, m.Mode); err != nil {
 					return fmt.Errorf("grant %s: %w", m.Path, err)
 				}
 			}

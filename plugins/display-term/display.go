@@ -3,17 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/axonhq/axon/hardware/facerender"
 	"github.com/axonhq/axon/sdk"
 )
-
-// clearScreen moves the cursor home and clears the screen (ANSI).
-const clearScreen = "\x1b[H\x1b[2J"
 
 // textLines is how many lines of frame text are shown under the face.
 const textLines = 3
@@ -29,13 +29,15 @@ var schema = sdk.Schema{Attributes: []sdk.Attribute{
 	{Name: "tty", Type: "path", Default: json.RawMessage(`"/dev/tty"`), Description: "terminal device or file to draw on (never the plugin's stdout)"},
 	{Name: "width", Type: "number", Default: json.RawMessage(`64`), Description: "face width in pixels = terminal columns"},
 	{Name: "height", Type: "number", Default: json.RawMessage(`40`), Description: "face height in pixels = twice the terminal rows"},
-	{Name: "clear", Type: "bool", Default: json.RawMessage(`true`), Description: "clear the screen before each frame"},
+	{Name: "clear", Type: "bool", Default: json.RawMessage(`true`), Description: "redraw each frame in place: on a terminal, pinned to its bottom rows with the log scrolling above; in a file, after a clear-screen sequence"},
 }}
 
 type termDisplay struct {
-	mu  sync.Mutex
-	cfg config
-	out *os.File
+	mu       sync.Mutex
+	cfg      config
+	out      *os.File
+	terminal bool // out is a terminal: the face can be pinned
+	pinned   *pin // the face's rows on the terminal, while they are held
 }
 
 var (
@@ -62,15 +64,26 @@ func (d *termDisplay) Configure(_ context.Context, cfg sdk.Config) error {
 	}
 	out, err := os.OpenFile(c.TTY, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return sdk.Permanentf("term: open %s: %v (a plugin has no terminal of its own: set tty to the host's terminal or a file)", c.TTY, err)
+		return sdk.Permanentf("term: open %s: %v%s", c.TTY, err, openHint(c.TTY, err))
 	}
+	_, _, terminal := terminalSize(out)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.out != nil {
-		d.out.Close()
-	}
-	d.cfg, d.out = c, out
+	d.closeLocked()
+	d.cfg, d.out, d.terminal = c, out, terminal
 	return nil
+}
+
+// openHint says how to give the plugin somewhere to draw, after the error
+// opening path.
+func openHint(path string, err error) string {
+	switch {
+	case path == "/dev/tty" && errors.Is(err, fs.ErrNotExist):
+		return `: the sandbox shows a plugin only what its block grants; to draw on the terminal axon runs in, add grant { devices = ["/dev/tty"] } to this block`
+	case errors.Is(err, syscall.ENXIO):
+		return ": axon has no terminal (it was not started from one, as under systemd): set tty to a file and grant its directory (grant { read_write = [...] }), or to a terminal device and grant that (grant { devices = [...] })"
+	}
+	return ": set tty to a terminal device or a file this block grants (grant { devices = [...] } or grant { read_write = [...] })"
 }
 
 func (d *termDisplay) Caps(context.Context) (sdk.DisplayCaps, error) {
@@ -87,59 +100,119 @@ func (d *termDisplay) Show(_ context.Context, f sdk.Frame) error {
 	if d.out == nil {
 		return sdk.Permanentf("term: Show before Configure")
 	}
-	if _, err := d.out.WriteString(d.frameText(f)); err != nil {
+	text, pinned := d.render(d.frame(f))
+	if _, err := d.out.WriteString(text); err != nil {
 		return sdk.Transientf("term: write %s: %v", d.cfg.TTY, err)
 	}
+	d.pinned = pinned
 	return nil
 }
 
-// frameText is what Show writes for f.
-func (d *termDisplay) frameText(f sdk.Frame) string {
-	img := facerender.NewImage(d.cfg.Width, d.cfg.Height)
-	facerender.DrawFace(img, img.Rect, f.Expression)
+// render is what Show writes for fr, and the rows it holds afterwards.
+// With clear on, a terminal that has room gets the face pinned to its
+// bottom rows (the region is set on the first frame, and again when the
+// terminal's size changed); anything else gets the frame as a block of
+// text after a clear-screen sequence (clear) or a blank line.
+func (d *termDisplay) render(fr frame) (string, *pin) {
 	var sb strings.Builder
+	if d.terminal && d.cfg.Clear {
+		want := pin{height: len(fr.face) + textLines + 1}
+		want.rows, want.cols, _ = terminalSize(d.out)
+		if d.pinned != nil && *d.pinned != want {
+			sb.WriteString(d.pinned.release())
+		}
+		if want.fits(d.cfg.Width) {
+			if d.pinned == nil || *d.pinned != want {
+				sb.WriteString(want.setup())
+			}
+			sb.WriteString(want.draw(fr.rows(true)))
+			return sb.String(), &want
+		}
+	}
 	if d.cfg.Clear {
 		sb.WriteString(clearScreen)
 	} else {
 		sb.WriteString("\n")
 	}
-	for _, row := range halfBlocks(img) {
-		sb.WriteString(row + "\n")
+	for _, l := range fr.rows(false) {
+		sb.WriteString(l + "\n")
 	}
+	return sb.String(), nil
+}
+
+// frame is a frame as lines of text: the face in half blocks, then its
+// text and status line as plain text under it.
+type frame struct {
+	face   []string
+	text   []string // at most textLines
+	status string
+}
+
+func (d *termDisplay) frame(f sdk.Frame) frame {
+	img := facerender.NewImage(d.cfg.Width, d.cfg.Height)
+	facerender.DrawFace(img, img.Rect, f.Expression)
+	fr := frame{face: halfBlocks(img)}
 	text := f.Text
 	if strings.TrimSpace(text) == "" && f.Expression == sdk.ExprDegraded {
 		text = facerender.DegradedText
 	}
-	for _, l := range wrapText(text, d.cfg.Width, textLines) {
-		sb.WriteString(l + "\n")
+	fr.text = wrapText(text, d.cfg.Width, textLines)
+	if l := wrapText(facerender.StatusLine(f.Status), d.cfg.Width, 1); len(l) > 0 {
+		fr.status = l[0]
 	}
-	if s := facerender.StatusLine(f.Status); s != "" {
-		for _, l := range wrapText(s, d.cfg.Width, 1) {
-			sb.WriteString(l + "\n")
-		}
-	}
-	return sb.String()
+	return fr
 }
 
-// Halt clears the screen when clear is on.
+// rows lists the frame's lines; full ones keep the empty text and status
+// lines too, so that every frame takes the same rows.
+func (fr frame) rows(full bool) []string {
+	rows := append(append([]string{}, fr.face...), fr.text...)
+	if full {
+		rows = append(rows, make([]string, textLines-len(fr.text))...)
+	}
+	if full || fr.status != "" {
+		rows = append(rows, fr.status)
+	}
+	return rows
+}
+
+// Halt gives a pinned face's rows back to the log, erased; otherwise it
+// clears the screen when clear is on. The next Show pins the face again.
 func (d *termDisplay) Halt(context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.out == nil || !d.cfg.Clear {
+	var text string
+	switch {
+	case d.out == nil:
+		return nil
+	case d.pinned != nil:
+		text = d.pinned.release()
+	case d.cfg.Clear:
+		text = clearScreen
+	default:
 		return nil
 	}
-	if _, err := d.out.WriteString(clearScreen); err != nil {
+	if _, err := d.out.WriteString(text); err != nil {
 		return sdk.Transientf("term: write %s: %v", d.cfg.TTY, err)
 	}
+	d.pinned = nil
 	return nil
 }
 
-// Close releases the terminal.
+// Close gives a pinned face's rows back and releases the terminal.
 func (d *termDisplay) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.closeLocked()
+}
+
+func (d *termDisplay) closeLocked() error {
 	if d.out == nil {
 		return nil
+	}
+	if d.pinned != nil {
+		d.out.WriteString(d.pinned.release()) // best effort: the terminal may be gone
+		d.pinned = nil
 	}
 	err := d.out.Close()
 	d.out = nil

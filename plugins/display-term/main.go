@@ -4,9 +4,16 @@
 //
 // A go-plugin plugin must never write to its stdout (it carries the
 // handshake) and its stderr goes to the host's log, so this display writes to
-// the terminal device named by tty (default /dev/tty, the host's controlling
-// terminal) or to any file, which is how its tests read it. Halt clears the
-// screen. It opens no socket.
+// the terminal device named by tty, or to any file, which is how its tests
+// read it. The default, /dev/tty, is the terminal axon runs in: in the
+// sandbox, a block that grants devices = ["/dev/tty"] gets axon's own
+// terminal there.
+//
+// On a terminal (with clear on) the face is pinned to the bottom rows: the
+// scroll region ends above it, so the host's log, which shares the
+// terminal, scrolls there; Halt and Close give the rows back. A terminal
+// too small for that, and a file, get each frame after a clear-screen
+// sequence. It opens no socket.
 package main
 
 import (
