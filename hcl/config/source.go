@@ -97,10 +97,15 @@ func (l *Loader) Resolve(flag string) (Source, error) {
 	return Source{Kind: SourceEmbedded}, nil
 }
 
-// configFile expands ~ and checks that p is a regular file.
+// configFile expands ~, makes p absolute (paths relative to the file,
+// such as plugin_dir = "../bin", must stay valid for plugins, which the
+// sandbox starts from /) and checks that p is a regular file.
 func (l *Loader) configFile(p string) (string, error) {
 	p, err := expandPath(p, "", l.opts.HomeDir)
 	if err != nil {
+		return "", err
+	}
+	if p, err = filepath.Abs(p); err != nil {
 		return "", err
 	}
 	st, err := os.Stat(p)

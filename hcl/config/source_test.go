@@ -170,3 +170,24 @@ func TestEmbeddedDefault(t *testing.T) {
 		t.Error("the embedded file is not available for diagnostics")
 	}
 }
+
+// TestRelativeConfigPathIsMadeAbsolute: `--config examples/x.hcl` names the
+// file by an absolute path, so paths relative to it (plugin_dir = "../bin")
+// stay valid for processes that do not share axon's working directory
+// (the sandbox starts plugins from /).
+func TestRelativeConfigPathIsMadeAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "examples", "x.hcl"), configText("p"))
+	t.Chdir(dir)
+	l := NewLoader(Options{LookupEnv: mapEnv(nil), GOOS: "linux"})
+	src, err := l.Resolve(filepath.Join("examples", "x.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "examples", "x.hcl"); src.Path != want {
+		t.Errorf("Path = %q, want %q", src.Path, want)
+	}
+	if want := filepath.Join(dir, "examples"); src.Dir() != want {
+		t.Errorf("Dir = %q, want %q", src.Dir(), want)
+	}
+}
