@@ -3,6 +3,7 @@ package faces
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -184,4 +185,44 @@ func TestAStuckShowIsCancelledAfterShowTimeout(t *testing.T) {
 	if diff := cmp.Diff([]sdk.Expression{sdk.ExprThinking}, d.frames()); diff != "" {
 		t.Errorf("frames (-want +got):\n%s", diff)
 	}
+}
+
+// capsFailing is a display whose start fails: Caps is its first call.
+type capsFailing struct{ *fakeDisplay }
+
+func (capsFailing) Caps(context.Context) (sdk.DisplayCaps, error) {
+	return sdk.DisplayCaps{}, errors.New("term: open /dev/tty: add grant { devices = [\"/dev/tty\"] }")
+}
+
+// TestAFailedStartIsLogged: the first call to a display starts its plugin;
+// when that fails, the reason (its Configure error) is in the log, not only
+// the "restarting" of the calls after it.
+func TestAFailedStartIsLogged(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	d := capsFailing{newFake()}
+	f := New([]Display{d}, hclog.New(&hclog.LoggerOptions{Output: &logs}), Options{Clock: newFakeClock()})
+	f.OnTurnStart("default")
+	d.waitFor(t, sdk.ExprThinking)
+	f.Close()
+	if got := logs.String(); !strings.Contains(got, `add grant { devices = [\"/dev/tty\"] }`) {
+		t.Errorf("the start failure is not in the log:\n%s", got)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -46,7 +46,14 @@ func (w *worker) take() (sdk.Frame, bool) {
 
 func (w *worker) run(ctx context.Context) {
 	interval := w.opts.MinInterval
-	if caps, err := w.caps(ctx); err == nil && time.Duration(caps.MinIntervalMS)*time.Millisecond > interval {
+	// The first call starts the plugin: a failure here is the reason the
+	// display stays dark (its Configure error), which the frames after it
+	// only see as "restarting".
+	caps, err := w.caps(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		w.logger.Warn("display did not start; frames are tried again as they come", "error", err)
+	case time.Duration(caps.MinIntervalMS)*time.Millisecond > interval:
 		interval = time.Duration(caps.MinIntervalMS) * time.Millisecond
 	}
 	var last sdk.Frame
