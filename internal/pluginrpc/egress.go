@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/axonhq/axon/internal/pluginrpc/pb"
 	"github.com/axonhq/axon/sdk"
@@ -13,6 +14,14 @@ import (
 // chunkSize bounds one body message. Response chunks are sent as soon as
 // the upstream delivers bytes, so SSE events are never held back to fill one.
 const chunkSize = 32 << 10
+
+// chunks holds the read buffers of body messages, so that a request costs
+// no buffer of its own. A buffer goes straight into the message sent:
+// Send marshals the message into gRPC's own buffers before it returns
+// (neither side installs a stats handler or enables tracing, the only
+// code that would keep the message longer), so the buffer may be read into
+// again as soon as Send has returned.
+var chunks = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
 
 func headersToProto(h http.Header) []*pb.Header {
 	out := make([]*pb.Header, 0, len(h))
@@ -59,11 +68,14 @@ func (s *egressServer) Do(stream pb.Egress_DoServer) error {
 	if err := stream.Send(&pb.EgressResponse{Status: int32(resp.StatusCode), Headers: headersToProto(resp.Header)}); err != nil {
 		return err
 	}
-	buf := make([]byte, chunkSize)
+	buf := chunks.Get().(*[]byte)
+	defer chunks.Put(buf)
+	msg := &pb.EgressResponse{}
 	for {
-		n, rerr := resp.Body.Read(buf)
+		n, rerr := resp.Body.Read(*buf)
 		if n > 0 {
-			if err := stream.Send(&pb.EgressResponse{Body: append([]byte(nil), buf[:n]...)}); err != nil {
+			msg.Body = (*buf)[:n]
+			if err := stream.Send(msg); err != nil {
 				return err
 			}
 		}
@@ -135,11 +147,14 @@ func sendRequest(stream pb.Egress_DoClient, head *pb.EgressRequest, body io.Read
 		return err
 	}
 	if body != nil {
-		buf := make([]byte, chunkSize)
+		buf := chunks.Get().(*[]byte)
+		defer chunks.Put(buf)
+		msg := &pb.EgressRequest{}
 		for {
-			n, rerr := body.Read(buf)
+			n, rerr := body.Read(*buf)
 			if n > 0 {
-				if err := stream.Send(&pb.EgressRequest{Body: append([]byte(nil), buf[:n]...)}); err != nil {
+				msg.Body = (*buf)[:n]
+				if err := stream.Send(msg); err != nil {
 					return err
 				}
 			}
@@ -158,6 +173,7 @@ func sendRequest(stream pb.Egress_DoClient, head *pb.EgressRequest, body io.Read
 type egressBody struct {
 	stream  pb.Egress_DoClient
 	cancel  context.CancelFunc
+	msg     pb.EgressResponse // received into again for every chunk
 	pending []byte
 	err     error
 }
@@ -167,7 +183,7 @@ func (b *egressBody) Read(p []byte) (int, error) {
 		if b.err != nil {
 			return 0, b.err
 		}
-		m, err := b.stream.Recv()
+		err := b.stream.RecvMsg(&b.msg)
 		if errors.Is(err, io.EOF) {
 			b.err = io.EOF
 			continue
@@ -176,7 +192,7 @@ func (b *egressBody) Read(p []byte) (int, error) {
 			b.err = fromStatus(err, nil, false)
 			continue
 		}
-		b.pending = m.GetBody()
+		b.pending = b.msg.GetBody()
 	}
 	n := copy(p, b.pending)
 	b.pending = b.pending[n:]
