@@ -8,54 +8,78 @@ import (
 // are passed on as soon as they arrive (a server-sent event is never held
 // back); only a tail that could be the secret's start waits for the next
 // read to settle it.
+//
+// It reads into the caller's buffer and settles the bytes there, so a
+// stream with nothing to mask costs no buffer and no copy of its own; only
+// a caller's buffer shorter than the longest form of the secret, or a
+// masked read, goes through one.
 func (r *Redactor) Reader(rc io.ReadCloser) io.ReadCloser {
 	if r.Empty() {
 		return rc
 	}
-	return &reader{r: r, src: rc, buf: make([]byte, 32<<10)}
+	return &reader{r: r, src: rc}
 }
 
+// smallBuffer is the reader's own buffer, for callers whose buffer cannot
+// hold a held tail and a byte more; at least twice the longest needle.
+const smallBuffer = 4 << 10
+
 type reader struct {
-	r       *Redactor
-	src     io.ReadCloser
-	buf     []byte
-	pending []byte // read, not yet settled
-	out     []byte // settled, not yet returned
-	store   []byte // out's backing array, reused
-	err     error  // the source's error, returned once out is drained
+	r    *Redactor
+	src  io.ReadCloser
+	held []byte // read, not yet settled: it could begin the secret
+	out  []byte // settled, not yet returned (in buf, or in a masked copy)
+	buf  []byte // the reader's own read buffer, for a short p
+	err  error  // the source's error, returned once out is drained
 }
 
 func (rd *reader) Read(p []byte) (int, error) {
-	for len(rd.out) == 0 {
+	for {
+		if len(rd.out) > 0 {
+			n := copy(p, rd.out)
+			rd.out = rd.out[n:]
+			return n, nil
+		}
 		if rd.err != nil {
 			return 0, rd.err
 		}
-		got, err := rd.src.Read(rd.buf)
-		rd.pending = append(rd.pending, rd.buf[:got]...)
+		// The held tail goes first, then what the source gives; the held
+		// tail is shorter than the longest needle, so a buffer that holds
+		// it and one byte more always makes progress.
+		b, direct := p, len(p) > rd.r.longest
+		if !direct {
+			if rd.buf == nil {
+				rd.buf = make([]byte, max(smallBuffer, 2*rd.r.longest))
+			}
+			b = rd.buf
+		}
+		h := copy(b, rd.held)
+		got, err := rd.src.Read(b[h:])
+		b = b[:h+got]
+		masked := rd.r.replace(b) // b itself when nothing was masked
+		if direct && len(b) > 0 && &masked[0] != &b[0] {
+			clear(b) // the caller's buffer held the secret in the clear
+		}
+		hold := 0
 		if err != nil {
 			// Nothing more can complete a match: settle everything.
-			rd.out = rd.r.replace(rd.pending)
-			rd.pending = nil
 			rd.err = err
-			continue
+		} else {
+			hold = rd.r.pendingPrefix(masked)
 		}
-		masked := rd.r.replace(rd.pending) // may be rd.pending itself
-		hold := rd.r.pendingPrefix(masked)
-		rd.store = append(rd.store[:0], masked[:len(masked)-hold]...)
-		rd.out = rd.store
+		settled := masked[:len(masked)-hold]
 		// The held tail holds no whole needle, so the next read can still
 		// complete one that straddles the boundary.
-		tail := masked[len(masked)-hold:]
-		if len(masked) > 0 && &masked[0] == &rd.pending[0] {
-			copy(rd.pending, tail) // within one array: copy is a memmove
-			rd.pending = rd.pending[:hold]
-		} else {
-			rd.pending = append(rd.pending[:0], tail...)
+		rd.held = append(rd.held[:0], masked[len(masked)-hold:]...)
+		if len(settled) == 0 {
+			continue
 		}
+		if direct && &settled[0] == &p[0] {
+			return len(settled), nil // settled in place
+		}
+		// buf is read into again only once out is drained.
+		rd.out = settled
 	}
-	n := copy(p, rd.out)
-	rd.out = rd.out[n:]
-	return n, nil
 }
 
 func (rd *reader) Close() error { return rd.src.Close() }

@@ -76,28 +76,41 @@ func (c *chunked) Read(p []byte) (int, error) {
 func (c *chunked) Close() error { return nil }
 
 // TestStreamAtEveryBoundary splits a body holding the secret at every
-// position, and byte by byte: the output is always the masked whole.
+// position, and byte by byte, and reads it with buffers shorter and longer
+// than the secret's longest form (the reader settles bytes in the caller's
+// buffer when it can, in its own when it cannot): the output is always the
+// masked whole.
 func TestStreamAtEveryBoundary(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{secret, "k3y"} { // a key shorter than the mask too
-		streamAtEveryBoundary(t, s)
+		for _, size := range []int{1, 16, 4096} {
+			streamAtEveryBoundary(t, s, size)
+		}
 	}
 }
 
-func streamAtEveryBoundary(t *testing.T, secret string) {
+func streamAtEveryBoundary(t *testing.T, secret string, size int) {
 	r := New(secret)
 	body := []byte("data: {\"echo\":\"Bearer " + secret + "\"}\n\ndata: k3 " + secret + secret + " [DONE]\n\n")
 	want := r.String(string(body))
 	read := func(chunks [][]byte) string {
-		b, err := io.ReadAll(r.Reader(&chunked{chunks: chunks}))
-		if err != nil {
-			t.Fatal(err)
+		rd := r.Reader(&chunked{chunks: chunks})
+		var out []byte
+		p := make([]byte, size)
+		for {
+			n, err := rd.Read(p)
+			out = append(out, p[:n]...)
+			if err == io.EOF {
+				return string(out)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
-		return string(b)
 	}
 	for i := 1; i < len(body); i++ {
 		if got := read([][]byte{append([]byte{}, body[:i]...), append([]byte{}, body[i:]...)}); got != want {
-			t.Fatalf("split at %d: %q", i, got)
+			t.Fatalf("secret %q, reads of %d bytes, split at %d: %q", secret, size, i, got)
 		}
 	}
 	var bytewise [][]byte
@@ -105,7 +118,25 @@ func streamAtEveryBoundary(t *testing.T, secret string) {
 		bytewise = append(bytewise, []byte{c})
 	}
 	if got := read(bytewise); got != want {
-		t.Fatalf("byte by byte: %q", got)
+		t.Fatalf("secret %q, reads of %d bytes, byte by byte: %q", secret, size, got)
+	}
+}
+
+// TestStreamLeavesNoSecretInTheBuffer: a read that masked something leaves
+// the secret nowhere in the caller's buffer, not even past the bytes it
+// returned.
+func TestStreamLeavesNoSecretInTheBuffer(t *testing.T) {
+	t.Parallel()
+	rd := New(secret).Reader(io.NopCloser(strings.NewReader("data: key=" + secret)))
+	p := make([]byte, 4096)
+	for {
+		_, err := rd.Read(p)
+		if bytes.Contains(p, []byte(secret[len(secret)/2:])) {
+			t.Fatalf("the buffer holds the secret: %q", p)
+		}
+		if err != nil {
+			break
+		}
 	}
 }
 
