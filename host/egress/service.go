@@ -82,6 +82,16 @@ type Service struct {
 	logger hclog.Logger
 	denied *denyLog
 	stats  Stats
+	// red is the redactor of the credential as last resolved. Building one
+	// derives every encoded form of the secret, too costly for every
+	// request; the credential is still resolved per request, so a rotated
+	// key takes effect at once.
+	red atomic.Pointer[secretRedactor]
+}
+
+type secretRedactor struct {
+	secret string
+	r      *redact.Redactor
 }
 
 var _ sdk.Egress = (*Service)(nil)
@@ -160,7 +170,17 @@ func (s *Service) Redactor() *redact.Redactor {
 	if err != nil {
 		return redact.New("")
 	}
-	return redact.New(secret.Value())
+	return s.redactor(secret.Value())
+}
+
+// redactor masks secret, from the cache when it is the one last seen.
+func (s *Service) redactor(secret string) *redact.Redactor {
+	if c := s.red.Load(); c != nil && c.secret == secret {
+		return c.r
+	}
+	r := redact.New(secret)
+	s.red.Store(&secretRedactor{secret: secret, r: r})
+	return r
 }
 
 // Close releases idle connections and logs the denials still counted.
@@ -281,7 +301,7 @@ func (s *Service) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressRe
 	// An upstream that echoes the request (an error quoting the key, a
 	// reflecting endpoint, a Location with the query) must not hand the
 	// injected key to the plugin.
-	red := redact.New(secret.Value())
+	red := s.redactor(secret.Value())
 	red.Header(resp.Header)
 	return &sdk.EgressResponse{StatusCode: resp.StatusCode, Header: resp.Header, Body: red.Reader(b)}, nil
 }

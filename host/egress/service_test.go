@@ -343,6 +343,41 @@ func TestEchoedCredentialNeverReachesThePlugin(t *testing.T) {
 	}
 }
 
+// TestRotatedCredentialIsMasked: the credential is resolved for every
+// request, and what an upstream echoes is masked with the key the request
+// carried, not with the one the egress last saw.
+func TestRotatedCredentialIsMasked(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(reflect))
+	defer srv.Close()
+	var mu sync.Mutex
+	key := "sk-first-0123456789abcdef"
+	al, _ := NewAllowList(srv.URL)
+	s := New(Grant{Plugin: "p", Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, Credential: credref.MustParse("env:KEY")},
+		hclog.NewNullLogger(), WithEnv(func(string) (string, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			return key, true
+		}))
+	defer s.Close()
+	for _, k := range []string{key, "sk-second-fedcba9876543210", key} {
+		mu.Lock()
+		key = k
+		mu.Unlock()
+		resp, err := get(t, s, srv.URL+"/echo", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if strings.Contains(string(body), k) || !strings.Contains(string(body), "[redacted]") {
+			t.Errorf("key %s: the plugin saw\n%s", k, body)
+		}
+		if got := s.Redactor().String("x " + k); got != "x [redacted]" {
+			t.Errorf("key %s: Redactor masks %q", k, got)
+		}
+	}
+}
+
 // TestCredentialOnlyOnTheProvidersOrigin: an extra allowed origin is
 // reachable, but the key is never sent there.
 func TestCredentialOnlyOnTheProvidersOrigin(t *testing.T) {
