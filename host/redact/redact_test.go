@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -181,5 +182,88 @@ func BenchmarkReader(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		io.Copy(io.Discard, r.Reader(io.NopCloser(bytes.NewReader(body))))
+	}
+}
+
+// TestScanAgreesWithTheNaiveOne: on bodies built from fragments of every
+// form of the secret, the masking and the held tail are those of comparing
+// every needle at every position.
+func TestScanAgreesWithTheNaiveOne(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{secret, "k3y", "x"} {
+		r := New(s)
+		var pieces []string
+		for _, n := range r.needles {
+			pieces = append(pieces, string(n), string(n[:len(n)/2]), string(n[len(n)/2:]), string(n[:len(n)-1]), string(n[1:]))
+		}
+		pieces = append(pieces, "data: ", "\n\n", "s", "k", "c2", " ")
+		rng := rand.New(rand.NewPCG(1, uint64(len(s))))
+		for range 2000 {
+			var b []byte
+			for range rng.IntN(12) {
+				b = append(b, pieces[rng.IntN(len(pieces))]...)
+			}
+			if got, want := string(r.replace(b)), string(naiveReplace(r, b)); got != want {
+				t.Fatalf("secret %q, body %q: replace %q, want %q", s, b, got, want)
+			}
+			if got, want := r.pendingPrefix(b), naivePending(r, b); got != want {
+				t.Fatalf("secret %q, body %q: holds %d bytes, want %d", s, b, got, want)
+			}
+		}
+	}
+}
+
+func naiveReplace(r *Redactor, b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		best := 0
+		for _, n := range r.needles {
+			if len(n) > best && bytes.HasPrefix(b[i:], n) {
+				best = len(n)
+			}
+		}
+		if best > 0 {
+			out = append(out, Mask...)
+			i += best
+			continue
+		}
+		out = append(out, b[i])
+		i++
+	}
+	return out
+}
+
+func naivePending(r *Redactor, b []byte) int {
+	hold := 0
+	for _, n := range r.needles {
+		for k := min(len(n)-1, len(b)); k > hold; k-- {
+			if bytes.HasSuffix(b, n[:k]) {
+				hold = k
+				break
+			}
+		}
+	}
+	return hold
+}
+
+// BenchmarkReaderEvents is one streamed response as the egress reads it:
+// a new Reader, 18 events of 230 bytes arriving one read at a time.
+func BenchmarkReaderEvents(b *testing.B) {
+	r := New(secret)
+	event := []byte(`data: {"id":"chatcmpl-mock-1","object":"chat.completion.chunk","created":1764633600,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"lorem "},"logprobs":null,"finish_reason":null}],"usage":null}` + "\n\n")
+	chunks := make([][]byte, 18)
+	buf := make([]byte, 32<<10)
+	b.SetBytes(int64(len(event) * len(chunks)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range chunks {
+			chunks[i] = event
+		}
+		rd := r.Reader(&chunked{chunks: chunks})
+		for {
+			if _, err := rd.Read(buf); err != nil {
+				break
+			}
+		}
 	}
 }

@@ -19,7 +19,9 @@ const minEncoded = 12
 // Redactor masks one secret. The zero value and nil mask nothing.
 type Redactor struct {
 	needles [][]byte
-	first   [256]bool // bytes some needle starts with
+	first   [256]bool             // bytes some needle starts with
+	single  [256]bool             // needles of one byte
+	pairs   *[1 << 16 / 64]uint64 // bit b0<<8|b1: some needle starts with b0 b1
 	longest int
 }
 
@@ -40,6 +42,7 @@ func New(secret string) *Redactor {
 			forms[f] = true
 		}
 	}
+	r.pairs = new([1 << 16 / 64]uint64)
 	for f := range forms {
 		if f == "" {
 			continue
@@ -47,6 +50,12 @@ func New(secret string) *Redactor {
 		r.needles = append(r.needles, []byte(f))
 		r.first[f[0]] = true
 		r.longest = max(r.longest, len(f))
+		if len(f) == 1 {
+			r.single[f[0]] = true
+		} else {
+			pair := uint16(f[0])<<8 | uint16(f[1])
+			r.pairs[pair/64] |= 1 << (pair % 64)
+		}
 	}
 	return r
 }
@@ -73,7 +82,10 @@ func (r *Redactor) Empty() bool { return r == nil || len(r.needles) == 0 }
 
 // String masks every form of the secret in s.
 func (r *Redactor) String(s string) string {
-	if r.Empty() || !r.mayContain([]byte(s)) {
+	if r.Empty() {
+		return s
+	}
+	if i, _ := r.match([]byte(s), 0); i < 0 { // no allocation: the slice does not escape
 		return s
 	}
 	return string(r.replace([]byte(s)))
@@ -92,35 +104,47 @@ func (r *Redactor) Header(h http.Header) {
 	}
 }
 
-func (r *Redactor) mayContain(b []byte) bool {
-	for _, n := range r.needles {
-		if bytes.Contains(b, n) {
-			return true
+// match returns where the leftmost needle at or after from begins in b,
+// and the length of the longest needle there; -1 when there is none. It
+// looks at each byte once: only where the first two bytes begin some
+// needle does it compare needles.
+func (r *Redactor) match(b []byte, from int) (int, int) {
+	for i := from; i < len(b); i++ {
+		c := b[i]
+		if !r.first[c] {
+			continue
+		}
+		if !r.single[c] {
+			if i+1 == len(b) {
+				break // no needle of two bytes or more fits
+			}
+			if pair := uint16(c)<<8 | uint16(b[i+1]); r.pairs[pair/64]&(1<<(pair%64)) == 0 {
+				continue
+			}
+		}
+		if n := r.matchAt(b[i:]); n > 0 {
+			return i, n
 		}
 	}
-	return false
+	return -1, 0
 }
 
 // replace masks every occurrence, leftmost first, longest needle first. It
 // returns b itself when there is none.
 func (r *Redactor) replace(b []byte) []byte {
-	if !r.mayContain(b) {
+	i, n := r.match(b, 0)
+	if i < 0 {
 		return b
 	}
-	var out bytes.Buffer
-	out.Grow(len(b))
-	for i := 0; i < len(b); {
-		if r.first[b[i]] {
-			if n := r.matchAt(b[i:]); n > 0 {
-				out.WriteString(Mask)
-				i += n
-				continue
-			}
-		}
-		out.WriteByte(b[i])
-		i++
+	out := make([]byte, 0, len(b)+len(Mask))
+	last := 0
+	for i >= 0 {
+		out = append(out, b[last:i]...)
+		out = append(out, Mask...)
+		last = i + n
+		i, n = r.match(b, last)
 	}
-	return out.Bytes()
+	return append(out, b[last:]...)
 }
 
 func (r *Redactor) matchAt(b []byte) int {
@@ -135,16 +159,19 @@ func (r *Redactor) matchAt(b []byte) int {
 
 // pendingPrefix is the length of the longest suffix of b that begins some
 // needle without completing it: the bytes a stream must hold back until it
-// knows whether the secret follows.
+// knows whether the secret follows. Only the last longest-1 bytes can start
+// one.
 func (r *Redactor) pendingPrefix(b []byte) int {
-	hold := 0
-	for _, n := range r.needles {
-		for k := min(len(n)-1, len(b)); k > hold; k-- {
-			if bytes.HasSuffix(b, n[:k]) {
-				hold = k
-				break
+	for i := max(0, len(b)-(r.longest-1)); i < len(b); i++ {
+		if !r.first[b[i]] {
+			continue
+		}
+		tail := b[i:]
+		for _, n := range r.needles {
+			if len(n) > len(tail) && bytes.HasPrefix(n, tail) {
+				return len(tail)
 			}
 		}
 	}
-	return hold
+	return 0
 }
