@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -34,6 +35,10 @@ const (
 // replyBuffer is a reply's read buffer: Reply.JSON peeks into it, and the
 // sse and line readers read through it without a buffer of their own.
 const replyBuffer = 32 << 10
+
+// replyReaders are the replies' buffered readers, reused: a reply is read
+// to its end within Post, so its reader is free again when Post returns.
+var replyReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, replyBuffer) }}
 
 // Stream media types for Endpoint.Stream.
 const (
@@ -85,7 +90,9 @@ func (e *Endpoint) noEgress() error {
 type Reply struct {
 	Request []byte // the request body as sent, e.g. to derive ids from
 	Header  http.Header
-	Body    *bufio.Reader
+	// Body is the reply's body, valid until the read function returns: its
+	// buffer serves the next reply after that.
+	Body *bufio.Reader
 	// JSON says the reply is one JSON document rather than a stream: by its
 	// Content-Type (application/json or a +json type), or, when that names
 	// neither JSON nor the stream type, by its first byte that is not white
@@ -137,7 +144,13 @@ func (e *Endpoint) Post(ctx context.Context, path string, v any, read func(*Repl
 		}
 		return e.statusError(resp.StatusCode, resp.Header, b)
 	}
-	r := &Reply{Request: body, Header: resp.Header, Body: bufio.NewReaderSize(resp.Body, replyBuffer)}
+	br := replyReaders.Get().(*bufio.Reader)
+	br.Reset(resp.Body)
+	defer func() {
+		br.Reset(nil) // no reference to this reply's body stays in the pool
+		replyReaders.Put(br)
+	}()
+	r := &Reply{Request: body, Header: resp.Header, Body: br}
 	r.JSON = isJSON(resp.Header.Get("Content-Type"), stream, r.Body)
 	if err := read(r); err != nil {
 		if ctx.Err() != nil {
