@@ -118,6 +118,10 @@ type Result struct {
 	Usage    *sdk.Usage // merged from the hop's usage events; nil when none
 	Finish   sdk.FinishReason
 	Trail    Trail
+	// Elapsed is the whole Run. FirstContent is from its start until the
+	// answer's first content went to out: zero when none did, and on a
+	// Buffered Run, whose content goes out only once complete.
+	Elapsed, FirstContent time.Duration
 }
 
 // Validate reports a chain Run cannot use: no hops, a hop without a name
@@ -181,7 +185,8 @@ func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit 
 	if rnd == nil {
 		rnd = systemRand{}
 	}
-	e := env{policy: p, clock: clk, rand: rnd, opts: o}
+	e := env{policy: p, clock: clk, rand: rnd, opts: o, start: clk.Now()}
+	defer func() { res.Elapsed = clk.Now().Sub(e.start) }()
 	res.Trail = make(Trail, 0, len(c.Hops))
 	var last error
 	overflowAt := int64(-1) // the largest known window that overflowed; -1 while none did
@@ -208,6 +213,7 @@ type env struct {
 	clock  Clock
 	rand   Rand
 	opts   runOptions
+	start  time.Time // when Run began
 }
 
 // runHop tries hop, retrying transient failures as the policy allows. done
@@ -327,6 +333,9 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 	}
 	if obs := c.Observer; mode == "" && (obs != nil || commit != nil) {
 		s.onCommit = func() {
+			if !e.opts.buffered {
+				res.FirstContent = clk.Now().Sub(e.start)
+			}
 			if obs != nil {
 				obs.OnFirstContent(c.Name, hop.Name)
 			}
