@@ -29,6 +29,8 @@ type Axon struct {
 	TokenFile  string    // bearer token required for non-loopback listeners
 	PluginIDs  IDRange   // host ids a root host gives sandboxed plugins
 	DefRange   hcl.Range // zero when the file has no axon block
+
+	ReferencePricing Reference // what usage facts measure cost avoided against
 }
 
 // Sandbox is how a plugin process is isolated.

@@ -85,6 +85,9 @@ func (r *reader) axon(raw *rawAxon, opts Options) Axon {
 		if ids, ok := r.pluginIDs(raw.PluginIDs); ok {
 			a.PluginIDs = ids
 		}
+		if raw.ReferencePricing != nil {
+			a.ReferencePricing = r.reference(raw.ReferencePricing)
+		}
 	}
 	if a.PluginDir == "" {
 		a.PluginDir = filepath.Join(a.StateDir, "plugins")

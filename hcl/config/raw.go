@@ -28,6 +28,8 @@ type rawAxon struct {
 	TokenFile  hcl.Expression `hcl:"token_file,optional"`
 	PluginIDs  hcl.Expression `hcl:"plugin_ids,optional"`
 	DefRange   hcl.Range      `hcl:",def_range"`
+
+	ReferencePricing *rawReference `hcl:"reference_pricing,block"`
 }
 
 type rawProvider struct {
