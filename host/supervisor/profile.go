@@ -15,11 +15,12 @@ import (
 // Plugin profiles (Options.ProfileDir, set by `axon serve --plugin-profiles
 // DIR`): each plugin process gets pluginrpc.ProfileDirEnv naming a
 // directory of its own, DIR/<instance>, which its jail mounts read-write,
-// and sdk/serve writes cpu.pprof and allocs.pprof there when the process
-// stops (a restarted instance overwrites them). Off by default. The
-// directory is the only thing profiling adds to a jail: the ids, namespaces
-// and seccomp policy are decided without it (it is not one of Spec.Grants,
-// so writesHostFiles never sees it).
+// and sdk/serve writes cpu.pprof, allocs.pprof and metrics.txt (the
+// runtime's memory figures) there when the process stops (a restarted
+// instance overwrites them). Off by default. The directory is the only
+// thing profiling adds to a jail: the ids, namespaces and seccomp policy
+// are decided without it (it is not one of Spec.Grants, so
+// writesHostFiles never sees it).
 
 // PrepareProfileDir returns dir made absolute, creating it (0700) when
 // missing. It refuses a directory other users can enter: the instances'

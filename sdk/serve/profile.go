@@ -1,10 +1,12 @@
 package serve
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 
 	"github.com/hashicorp/go-hclog"
@@ -17,14 +19,17 @@ import (
 const (
 	cpuProfile    = "cpu.pprof"
 	allocsProfile = "allocs.pprof"
+	metricsFile   = "metrics.txt"
 )
 
 // startProfiles starts a CPU profile into dir/cpu.pprof and returns the
 // function that ends it and writes the allocation profile (every allocation
 // since the process started, sampled as the runtime does by default) to
-// dir/allocs.pprof. The host asks for it only when an operator profiles;
-// the files are written once, when the plugin stops, so the CPU profile
-// covers the process's whole life (idle time costs no samples).
+// dir/allocs.pprof, after the runtime's own figures (runtime/metrics: heap,
+// stacks, GC goal, goroutines) as the process stood, to dir/metrics.txt.
+// The host asks for it only when an operator profiles; the files are
+// written once, when the plugin stops, so the CPU profile covers the
+// process's whole life (idle time costs no samples).
 func startProfiles(dir string) (stop func() error, err error) {
 	cpu, err := createProfile(filepath.Join(dir, cpuProfile))
 	if err != nil {
@@ -35,6 +40,8 @@ func startProfiles(dir string) (stop func() error, err error) {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	return func() error {
+		// First, before the profiles' own work and GC move the figures.
+		merr := writeMetrics(filepath.Join(dir, metricsFile))
 		pprof.StopCPUProfile()
 		if err := cpu.Close(); err != nil {
 			return fmt.Errorf("cpu profile: %w", err)
@@ -49,8 +56,42 @@ func startProfiles(dir string) (stop func() error, err error) {
 			f.Close()
 			return fmt.Errorf("allocs profile: %w", err)
 		}
-		return f.Close()
+		if err := f.Close(); err != nil {
+			return err
+		}
+		return merr
 	}, nil
+}
+
+// writeMetrics writes every scalar runtime/metrics value, one "name value"
+// line each (bytes, counts and seconds as the runtime names them), so the
+// process's memory can be told apart from outside: heap objects, free and
+// released heap, stacks, runtime metadata. Histograms are left out.
+func writeMetrics(path string) error {
+	descs := metrics.All()
+	samples := make([]metrics.Sample, len(descs))
+	for i, d := range descs {
+		samples[i].Name = d.Name
+	}
+	metrics.Read(samples)
+	f, err := createProfile(path)
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	for _, s := range samples {
+		switch s.Value.Kind() {
+		case metrics.KindUint64:
+			fmt.Fprintf(w, "%s %d\n", s.Name, s.Value.Uint64())
+		case metrics.KindFloat64:
+			fmt.Fprintf(w, "%s %g\n", s.Name, s.Value.Float64())
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return f.Close()
 }
 
 // createProfile creates a profile file readable by the host. In a jail

@@ -56,6 +56,17 @@ func TestProfilesAreWrittenWhenThePluginStops(t *testing.T) {
 			t.Errorf("%s does not name allocateForProfile", name)
 		}
 	}
+	text, err := os.ReadFile(filepath.Join(dir, metricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The figures the idle-RSS benchmark reads: the heap's live objects and
+	// everything the runtime mapped.
+	for _, name := range []string{"/memory/classes/heap/objects:bytes ", "/memory/classes/total:bytes ", "/gc/heap/goal:bytes "} {
+		if !bytes.Contains(text, []byte("\n"+name)) && !bytes.HasPrefix(text, []byte(name)) {
+			t.Errorf("%s has no %q line:\n%s", metricsFile, name, text)
+		}
+	}
 }
 
 func TestNoProfileWithoutTheVariable(t *testing.T) {
