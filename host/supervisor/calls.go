@@ -10,23 +10,32 @@ import (
 	"github.com/axonhq/axon/sdk"
 )
 
-// call runs f with the running process's kind-specific client. When the
-// process turns out to be dead, it is reaped at once, so the next call
-// starts a new one even before go-plugin has noticed the exit.
-func call[T any](ctx context.Context, in *Instance, f func(T) error) error {
-	p, err := in.ensure(ctx)
+// call runs f with the running process's kind-specific client, counted as
+// in flight on that process until f returns (an idle stop waits for it).
+// When the process turns out to be dead, it is reaped at once, so the next
+// call starts a new one even before go-plugin has noticed the exit. It
+// returns the process f ran on, for masking what f returned.
+func call[T any](ctx context.Context, in *Instance, f func(T) error) (*process, error) {
+	p, err := in.acquire(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	defer in.release(p)
 	s, ok := p.service.(T)
 	if !ok {
-		return fmt.Errorf("plugin %s: is a %s plugin", in.spec.Name, p.info.Kind)
+		return p, fmt.Errorf("plugin %s: is a %s plugin", in.spec.Name, p.info.Kind)
 	}
 	err = f(s)
 	if errors.Is(err, sdk.ErrPluginExited) {
 		in.lost(p, "connection lost during a call")
 	}
-	return p.redactErr(err)
+	return p, p.redactErr(err)
+}
+
+// run is call for the calls whose result needs no masking beyond the error.
+func run[T any](ctx context.Context, in *Instance, f func(T) error) error {
+	_, err := call(ctx, in, f)
+	return err
 }
 
 // redactor masks the block's credential in what the plugin returns.
@@ -61,34 +70,35 @@ func (p *process) redactErr(err error) error {
 // dies during the call the error is sdk.ErrPluginExited, and the next call
 // runs on a restarted process.
 func (in *Instance) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
-	return call(ctx, in, func(p *pluginrpc.ProviderClient) error { return p.Generate(ctx, req, out) })
+	return run(ctx, in, func(p *pluginrpc.ProviderClient) error { return p.Generate(ctx, req, out) })
 }
 
 // Models lists a provider's models: none when the plugin does not implement
 // sdk.ModelLister.
 func (in *Instance) Models(ctx context.Context) ([]sdk.Model, error) {
 	var ms []sdk.Model
-	err := call(ctx, in, func(p *pluginrpc.ProviderClient) (err error) { ms, err = p.Models(ctx); return err })
+	err := run(ctx, in, func(p *pluginrpc.ProviderClient) (err error) { ms, err = p.Models(ctx); return err })
 	return ms, err
 }
 
 // Tools lists a tool plugin's tools.
 func (in *Instance) Tools(ctx context.Context) ([]sdk.ToolSpec, error) {
 	var ts []sdk.ToolSpec
-	err := call(ctx, in, func(t *pluginrpc.ToolClient) (err error) { ts, err = t.Tools(ctx); return err })
+	err := run(ctx, in, func(t *pluginrpc.ToolClient) (err error) { ts, err = t.Tools(ctx); return err })
 	return ts, err
 }
 
 // Call runs one tool call. The result's text goes to the model and the
-// WAL, so the tool's credential is masked in it.
+// WAL, so the tool's credential is masked in it, with the redactor of the
+// process that ran it (by then another may be current, or none).
 func (in *Instance) Call(ctx context.Context, inv sdk.Invocation) (sdk.ToolResult, error) {
 	var res sdk.ToolResult
 	var red *redact.Redactor
-	err := call(ctx, in, func(t *pluginrpc.ToolClient) (err error) {
+	p, err := call(ctx, in, func(t *pluginrpc.ToolClient) (err error) {
 		res, err = t.Call(ctx, inv)
 		return err
 	})
-	if p := in.current(); p != nil {
+	if p != nil {
 		red = p.redactor()
 	}
 	if !red.Empty() {
@@ -105,16 +115,16 @@ func (in *Instance) Call(ctx context.Context, inv sdk.Invocation) (sdk.ToolResul
 // Caps describes a display.
 func (in *Instance) Caps(ctx context.Context) (sdk.DisplayCaps, error) {
 	var c sdk.DisplayCaps
-	err := call(ctx, in, func(d *pluginrpc.DisplayClient) (err error) { c, err = d.Caps(ctx); return err })
+	err := run(ctx, in, func(d *pluginrpc.DisplayClient) (err error) { c, err = d.Caps(ctx); return err })
 	return c, err
 }
 
 // Show draws a frame on a display.
 func (in *Instance) Show(ctx context.Context, f sdk.Frame) error {
-	return call(ctx, in, func(d *pluginrpc.DisplayClient) error { return d.Show(ctx, f) })
+	return run(ctx, in, func(d *pluginrpc.DisplayClient) error { return d.Show(ctx, f) })
 }
 
 // Halt sleeps a display.
 func (in *Instance) Halt(ctx context.Context) error {
-	return call(ctx, in, func(d *pluginrpc.DisplayClient) error { return d.Halt(ctx) })
+	return run(ctx, in, func(d *pluginrpc.DisplayClient) error { return d.Halt(ctx) })
 }

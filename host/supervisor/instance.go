@@ -80,6 +80,11 @@ type process struct {
 	egress  *egress.Service
 	started time.Time
 	launch  *launch
+
+	// Guarded by the instance's mu: the calls running on this process, and
+	// when the last one ended (its start, before any).
+	inflight int
+	lastUsed time.Time
 }
 
 func newInstance(sp Spec, logger hclog.Logger, opts *Options) *Instance {
@@ -163,6 +168,7 @@ func (in *Instance) startLocked() *startAttempt {
 		case err == nil && in.closed:
 			late, p, err = p, nil, in.errClosed()
 		case err == nil:
+			p.lastUsed = in.now()
 			in.proc = p
 		case !in.closed:
 			in.failures++
@@ -305,13 +311,6 @@ func (in *Instance) accept(info sdk.Info) (json.RawMessage, error) {
 	return values, nil
 }
 
-// current is the running process, or nil.
-func (in *Instance) current() *process {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.proc
-}
-
 // Layers is what this instance's jail enforces.
 func (in *Instance) Layers() sandbox.Layers { return in.layers }
 
@@ -327,6 +326,35 @@ func (in *Instance) Pid() int {
 	return in.proc.pid()
 }
 
+// acquire returns the running process, started if needed, with one more
+// call counted on it: an idle stop never takes a process a call holds.
+// Every acquire is paired with a release.
+func (in *Instance) acquire(ctx context.Context) (*process, error) {
+	for {
+		p, err := in.ensure(ctx)
+		if err != nil {
+			return nil, err
+		}
+		in.mu.Lock()
+		if in.proc == p {
+			p.inflight++
+			in.mu.Unlock()
+			return p, nil
+		}
+		in.mu.Unlock()
+		// Stopped for idleness or lost between ensure and here: ask again,
+		// as a call that came a moment later would.
+	}
+}
+
+// release ends a call acquire counted; the idle time starts again.
+func (in *Instance) release(p *process) {
+	in.mu.Lock()
+	p.inflight--
+	p.lastUsed = in.now()
+	in.mu.Unlock()
+}
+
 // Start starts the process now instead of on first use.
 func (in *Instance) Start(ctx context.Context) error {
 	_, err := in.ensure(ctx)
@@ -335,11 +363,38 @@ func (in *Instance) Start(ctx context.Context) error {
 
 // Info returns the plugin's metadata, starting it if needed.
 func (in *Instance) Info(ctx context.Context) (sdk.Info, error) {
-	p, err := in.ensure(ctx)
+	p, err := in.acquire(ctx)
 	if err != nil {
 		return sdk.Info{}, err
 	}
+	in.release(p)
 	return p.info, nil
+}
+
+// stopIfIdle stops the running process when no call has run on it for
+// Spec.IdleStop; the next call starts a new one, as the first call did. A
+// stop is not a crash: the failure count and the restart backoff stay as
+// they are. A process with a call in flight (a stream, a tool call, a
+// Show) is never stopped, however long the call takes.
+func (in *Instance) stopIfIdle() {
+	if in.spec.IdleStop <= 0 {
+		return
+	}
+	in.mu.Lock()
+	p := in.proc
+	if p == nil || in.closed || p.inflight > 0 || p.client.Exited() {
+		in.mu.Unlock()
+		return
+	}
+	idle := in.now().Sub(p.lastUsed)
+	if idle < in.spec.IdleStop {
+		in.mu.Unlock()
+		return
+	}
+	in.proc = nil
+	in.mu.Unlock()
+	in.logger.Info("plugin stopped: idle", "pid", p.pid(), "idle", idle.Round(time.Second), "idle_stop", in.spec.IdleStop)
+	p.kill()
 }
 
 // checkHealth pings a running process; an unhealthy one is killed so the

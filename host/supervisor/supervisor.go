@@ -35,6 +35,11 @@ type Spec struct {
 	// Egress, when set, is served to the plugin. A zero Auth scheme is
 	// filled from the plugin's Info.Auth.
 	Egress *egress.Grant
+
+	// IdleStop, when positive, stops the process once no call has run on
+	// it for this long (checked every HealthInterval); the next call
+	// starts it again. Zero keeps it running until Close.
+	IdleStop time.Duration
 }
 
 // DefaultStableAfter is Options.StableAfter when unset: a plugin that ran
@@ -44,7 +49,7 @@ const DefaultStableAfter = 10 * time.Second
 
 // Options tunes a Supervisor.
 type Options struct {
-	HealthInterval time.Duration // ping period for running plugins; default 15s
+	HealthInterval time.Duration // ping period for running plugins, and of the idle check (Spec.IdleStop); default 15s
 	StartTimeout   time.Duration // handshake deadline, and again for Info and Configure; default 30s
 	BackoffBase    time.Duration // first restart delay after a crash; default 200ms
 	BackoffMax     time.Duration // default 30s
@@ -220,6 +225,7 @@ func (s *Supervisor) healthLoop(ctx context.Context) {
 		s.mu.Unlock()
 		for _, in := range all {
 			in.checkHealth()
+			in.stopIfIdle()
 		}
 	}
 }
