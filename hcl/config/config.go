@@ -26,9 +26,10 @@ type Axon struct {
 	StateDir   string // sessions, usage, the bearer token
 	PluginDir  string // where axon-<kind>-<name> binaries live
 	Sandbox    Sandbox
-	TokenFile  string    // bearer token required for non-loopback listeners
-	PluginIDs  IDRange   // host ids a root host gives sandboxed plugins
-	DefRange   hcl.Range // zero when the file has no axon block
+	TokenFile  string        // bearer token required for non-loopback listeners
+	PluginIDs  IDRange       // host ids a root host gives sandboxed plugins
+	IdleStop   time.Duration // the idle_stop of provider and tool blocks that set none (not displays); 0: never
+	DefRange   hcl.Range     // zero when the file has no axon block
 
 	ReferencePricing Reference // what usage facts measure cost avoided against
 }
@@ -66,6 +67,10 @@ type PluginBlock struct {
 	SHA256  string // pinned binary hash, lower-case hex; "" when not pinned here
 	Sandbox Sandbox
 	Grants  []Grant // host paths and devices shown inside the sandbox
+	// IdleStop stops the plugin's process after this long without a call;
+	// zero never does. The block's idle_stop, else (providers and tools)
+	// the axon block's.
+	IdleStop time.Duration
 
 	// Body holds the plugin-owned attributes exactly as written, to be
 	// decoded against the plugin's schema by DecodePluginBody.

@@ -299,3 +299,47 @@ func TestDefaultsWithoutHome(t *testing.T) {
 		t.Errorf("axon (-want +got):\n%s", diff)
 	}
 }
+
+// TestIdleStop: the axon block's idle_stop is every provider's and tool's
+// unless the block sets its own ("0s": never); a display stops only when
+// its own block says so.
+func TestIdleStop(t *testing.T) {
+	t.Parallel()
+	cfg := mustParse(t, `
+axon { idle_stop = "5m" }
+provider "a" { preset = "ollama" }
+provider "b" {
+  preset    = "ollama"
+  idle_stop = "30s"
+}
+provider "c" {
+  preset    = "ollama"
+  idle_stop = "0s"
+}
+chain "default" { providers = [provider.a, provider.b, provider.c] }
+tool "clock" {}
+tool "notes" { idle_stop = "1h" }
+display "face" {}
+display "png" { idle_stop = "10m" }
+`)
+	got := map[string]time.Duration{}
+	for _, b := range cfg.PluginBlocks() {
+		got[string(b.Kind)+"."+b.Name] = b.IdleStop
+	}
+	want := map[string]time.Duration{
+		"provider.a": 5 * time.Minute, "provider.b": 30 * time.Second, "provider.c": 0,
+		"tool.clock": 5 * time.Minute, "tool.notes": time.Hour,
+		"display.face": 0, "display.png": 10 * time.Minute,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("idle_stop (-want +got):\n%s", diff)
+	}
+	if cfg.Axon.IdleStop != 5*time.Minute {
+		t.Errorf("axon idle_stop = %s", cfg.Axon.IdleStop)
+	}
+
+	_, diags, _ := parse(t, "axon { idle_stop = \"soon\" }\nprovider \"l\" { preset = \"ollama\" }\nchain \"default\" { providers = [provider.l] }\n")
+	if diff := cmp.Diff([]string{"error: Invalid duration @/etc/axon/axon.hcl:1:20"}, summaries(diags)); diff != "" {
+		t.Errorf("a bad idle_stop (-want +got):\n%s", diff)
+	}
+}

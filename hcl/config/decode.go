@@ -85,6 +85,9 @@ func (r *reader) axon(raw *rawAxon, opts Options) Axon {
 		if ids, ok := r.pluginIDs(raw.PluginIDs); ok {
 			a.PluginIDs = ids
 		}
+		if d, ok := r.duration(raw.IdleStop, "idle_stop", true); ok {
+			a.IdleStop = d
+		}
 		if raw.ReferencePricing != nil {
 			a.ReferencePricing = r.reference(raw.ReferencePricing)
 		}
@@ -120,6 +123,11 @@ var (
 func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hcl.Expression, grant *rawGrant, fallback string, axon Axon) {
 	b.ctx, b.dir, b.home = r.ctx, r.dir, r.home
 	b.Sandbox = axon.Sandbox
+	if b.Kind != sdk.KindDisplay {
+		// A display is left running: a panel keeps its image, and a new
+		// process would initialise it again on its next frame.
+		b.IdleStop = axon.IdleStop
+	}
 	b.Plugin = fallback
 	b.PluginRange = b.DefRange
 	if s, ok := r.str(pluginExpr, "plugin"); ok {
@@ -148,6 +156,14 @@ func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hc
 		b.Sandbox = s
 	}
 	b.Grants = r.grants(grant)
+}
+
+// idleStop reads a block's own idle_stop, which wins over the axon
+// block's; "0s" keeps the plugin running.
+func (r *reader) idleStop(b *PluginBlock, e hcl.Expression) {
+	if d, ok := r.duration(e, "idle_stop", true); ok {
+		b.IdleStop = d
+	}
 }
 
 func (r *reader) label(name string, rng hcl.Range, kind string) {
@@ -230,6 +246,7 @@ func (r *reader) tool(raw *rawTool, axon Axon) *Tool {
 	t := &Tool{PluginBlock: PluginBlock{Kind: sdk.KindTool, Name: raw.Name, Body: raw.Remain, DefRange: raw.DefRange}}
 	r.label(raw.Name, raw.NameRange, "tool")
 	r.pluginBlock(&t.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, raw.Name, axon)
+	r.idleStop(&t.PluginBlock, raw.IdleStop)
 	t.Egress = r.egress(raw.Egress, nil)
 	r.checkPluginBody(&t.PluginBlock, toolNames)
 	return t
@@ -239,6 +256,7 @@ func (r *reader) display(raw *rawDisplay, axon Axon) *Display {
 	d := &Display{PluginBlock: PluginBlock{Kind: sdk.KindDisplay, Name: raw.Name, Body: raw.Remain, DefRange: raw.DefRange}}
 	r.label(raw.Name, raw.NameRange, "display")
 	r.pluginBlock(&d.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, raw.Name, axon)
+	r.idleStop(&d.PluginBlock, raw.IdleStop)
 	r.checkPluginBody(&d.PluginBlock, displayNames)
 	return d
 }

@@ -29,6 +29,7 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 		fallback = p.preset.Plugin
 	}
 	r.pluginBlock(&p.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, fallback, axon)
+	r.idleStop(&p.PluginBlock, raw.IdleStop)
 	if !present(raw.Preset) && !present(raw.Plugin) {
 		hint := ""
 		if _, ok := LookupPreset(raw.Name); ok {

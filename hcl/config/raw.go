@@ -27,6 +27,7 @@ type rawAxon struct {
 	Sandbox    hcl.Expression `hcl:"sandbox,optional"`
 	TokenFile  hcl.Expression `hcl:"token_file,optional"`
 	PluginIDs  hcl.Expression `hcl:"plugin_ids,optional"`
+	IdleStop   hcl.Expression `hcl:"idle_stop,optional"`
 	DefRange   hcl.Range      `hcl:",def_range"`
 
 	ReferencePricing *rawReference `hcl:"reference_pricing,block"`
@@ -43,6 +44,7 @@ type rawProvider struct {
 	Prefill       hcl.Expression `hcl:"prefill,optional"`
 	SHA256        hcl.Expression `hcl:"sha256,optional"`
 	Sandbox       hcl.Expression `hcl:"sandbox,optional"`
+	IdleStop      hcl.Expression `hcl:"idle_stop,optional"`
 	Auth          *rawAuth       `hcl:"auth,block"`
 	Pricing       *rawPricing    `hcl:"pricing,block"`
 	Egress        *rawEgress     `hcl:"egress,block"`
@@ -104,6 +106,7 @@ type rawTool struct {
 	Plugin    hcl.Expression `hcl:"plugin,optional"`
 	SHA256    hcl.Expression `hcl:"sha256,optional"`
 	Sandbox   hcl.Expression `hcl:"sandbox,optional"`
+	IdleStop  hcl.Expression `hcl:"idle_stop,optional"`
 	Egress    *rawEgress     `hcl:"egress,block"`
 	Grant     *rawGrant      `hcl:"grant,block"`
 	Remain    hcl.Body       `hcl:",remain"`
@@ -116,6 +119,7 @@ type rawDisplay struct {
 	Plugin    hcl.Expression `hcl:"plugin,optional"`
 	SHA256    hcl.Expression `hcl:"sha256,optional"`
 	Sandbox   hcl.Expression `hcl:"sandbox,optional"`
+	IdleStop  hcl.Expression `hcl:"idle_stop,optional"`
 	Grant     *rawGrant      `hcl:"grant,block"`
 	Remain    hcl.Body       `hcl:",remain"`
 	DefRange  hcl.Range      `hcl:",def_range"`

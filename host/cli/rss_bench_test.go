@@ -168,15 +168,20 @@ func freeLoopbackPort(b *testing.B) string {
 // startPiServe starts axon serve with the Pi set's providers and tools and
 // starts every plugin: one request to each provider, and a session run
 // that admits the three tools. With profiles, every plugin writes its
-// runtime figures (sdk/serve metrics.txt) when it stops.
-func startPiServe(b *testing.B, bin string, profiles bool, extra string) *piServe {
+// runtime figures (sdk/serve metrics.txt) when it stops; idleStop, when
+// set, is the axon block's idle_stop.
+func startPiServe(b *testing.B, bin string, profiles bool, idleStop string) *piServe {
+	axonExtra := ""
+	if idleStop != "" {
+		axonExtra = fmt.Sprintf("  idle_stop = %q\n", idleStop)
+	}
 	s := &piServe{up: openaiUpstream(b, 200, "hi").URL, pprof: freeLoopbackPort(b)}
 	notes := b.TempDir()
 	text := fmt.Sprintf(`axon {
   listen = "127.0.0.1:0"
   state_dir = %q
   plugin_dir = %q
-}
+%s}
 provider "a" {
   plugin   = "openai"
   base_url = "%s/v1"
@@ -198,7 +203,7 @@ tool "fetch" {
   allow = ["example.com"]
   egress { allow = ["example.com"] }
 }
-%s`, b.TempDir(), bin, s.up, s.up, notes, notes, extra)
+`, b.TempDir(), bin, axonExtra, s.up, s.up, notes, notes)
 	cfg := filepath.Join(b.TempDir(), "axon.hcl")
 	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
 		b.Fatal(err)
@@ -236,20 +241,37 @@ func (s *piServe) post(b *testing.B, path, body string) {
 
 // waitChildren waits until every plugin of the set runs under the host.
 func (s *piServe) waitChildren(b *testing.B) {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		kids := children(s.cmd.Process.Pid)
-		missing := ""
+	s.waitFor(b, "start", func(kids map[string]int) string {
 		for _, p := range piSet {
 			if _, ok := kids[p.binary]; !ok && p.name != "host" && p.name != "epd" {
-				missing = p.binary
+				return p.binary
 			}
 		}
-		if missing == "" {
+		return ""
+	})
+}
+
+// waitStopped waits until the host runs no plugin (idle_stop stopped them).
+func (s *piServe) waitStopped(b *testing.B) {
+	s.waitFor(b, "stop", func(kids map[string]int) string {
+		for name := range kids {
+			return name
+		}
+		return ""
+	})
+}
+
+// waitFor polls the host's children until pending names none.
+func (s *piServe) waitFor(b *testing.B, what string, pending func(map[string]int) string) {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		kids := children(s.cmd.Process.Pid)
+		p := pending(kids)
+		if p == "" {
 			return
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("%s did not start (running: %v)", missing, kids)
+			b.Fatalf("%s did not %s (running: %v)", p, what, kids)
 		}
 		time.Sleep(50 * time.Millisecond) // a benchmark polls the process table; no test waits this way
 	}
@@ -361,31 +383,42 @@ func startEPD(b *testing.B, bin, profileDir string) (pid int, stop func()) {
 	return c.ReattachConfig().Pid, c.Kill
 }
 
-// measurePiSet runs the Pi set once and returns each process's memory
-// after settle. With profiles the Go runtime figures are filled in (the
-// plugins then also run a CPU profile, which the RSS columns include).
-func measurePiSet(b *testing.B, profiles bool, settle time.Duration, load func(*piServe)) map[string]procMem {
+// piRun is one run of the Pi set.
+type piRun struct {
+	profiles bool           // fill in the Go runtime figures (the plugins then also run a CPU profile, which the RSS columns include)
+	settle   time.Duration  // idle time before the reading
+	idleStop string         // the axon block's idle_stop: the reading waits until it stopped every plugin
+	load     func(*piServe) // run before the reading
+}
+
+// measurePiSet runs the Pi set once and returns each process's memory; a
+// process that is not running has no entry.
+func measurePiSet(b *testing.B, r piRun) map[string]procMem {
 	bin := piSetBinaries(b)
-	s := startPiServe(b, bin, profiles, "")
+	profiles := r.profiles
+	s := startPiServe(b, bin, profiles, r.idleStop)
 	epdDir := ""
 	if profiles {
 		epdDir = filepath.Join(b.TempDir(), "epd")
 	}
 	epdPid, stopEPD := startEPD(b, bin, epdDir)
-	if load != nil {
-		load(s)
+	if r.load != nil {
+		r.load(s)
 	}
-	time.Sleep(settle)
+	if r.idleStop != "" {
+		s.waitStopped(b)
+	}
+	time.Sleep(r.settle)
 	mem := s.snapshot()
 	mem["epd"] = readProcMem(epdPid)
+	h := mem["host"]
+	s.hostGo(&h)
+	mem["host"] = h
 	if !profiles {
 		s.stop()
 		stopEPD()
 		return mem
 	}
-	h := mem["host"]
-	s.hostGo(&h)
-	mem["host"] = h
 	s.stop()
 	stopEPD()
 	for name, inst := range instanceOf {
@@ -393,7 +426,10 @@ func measurePiSet(b *testing.B, profiles bool, settle time.Duration, load func(*
 		if name == "epd" {
 			dir = epdDir
 		}
-		m := mem[name]
+		m, ok := mem[name]
+		if !ok {
+			continue
+		}
 		pluginGo(dir, &m)
 		mem[name] = m
 	}
@@ -419,6 +455,13 @@ func memTable(title string, mem map[string]procMem, withGo bool) string {
 		sb.WriteString("---|---|---|")
 	}
 	row := func(name string, m procMem) {
+		if m == (procMem{}) {
+			fmt.Fprintf(&sb, "\n| %s | stopped | | | | | |", name)
+			if withGo {
+				sb.WriteString(" | | |")
+			}
+			return
+		}
 		fmt.Fprintf(&sb, "\n| %s | %s | %s | %s | %s | %s | %s |", name, mb(m.rss), mb(m.anon), mb(m.file), mb(m.pss), mb(m.pssAnon), mb(m.hwm))
 		if withGo {
 			fmt.Fprintf(&sb, " %s | %s | %s |", mb(m.goHeap), mb(m.goFree), mb(m.goStacks))
@@ -458,11 +501,12 @@ func reportRSS(b *testing.B, mem map[string]procMem, suffix string) {
 // BenchmarkIdleRSS runs the Pi set, every plugin started by one call, and
 // reports each process's memory once idle: RSS, its anonymous and
 // file-backed parts, PSS, and the Go runtime's heap. The RSS columns come
-// from a plain run; the Go columns from a second run in which every
-// plugin writes its runtime figures when it stops (which needs
-// --plugin-profiles, so its plugins also run a CPU profile).
-// AXON_BENCH_SETTLE (default 2s) is how long the set idles before the
-// reading.
+// from a plain run; the plugins' Go columns from a second run in which
+// every plugin writes its runtime figures when it stops (which needs
+// --plugin-profiles, so its plugins also run a CPU profile). A third run
+// sets idle_stop = "1s" and reads the set once the supervisor has stopped
+// every provider and tool (within its 15 s check). AXON_BENCH_SETTLE
+// (default 2s) is how long the set idles before each reading.
 func BenchmarkIdleRSS(b *testing.B) {
 	settle := 2 * time.Second
 	if v := os.Getenv("AXON_BENCH_SETTLE"); v != "" {
@@ -474,17 +518,20 @@ func BenchmarkIdleRSS(b *testing.B) {
 	}
 	for range b.N {
 	}
-	plain := measurePiSet(b, false, settle, nil)
-	profiled := measurePiSet(b, true, settle, nil)
+	plain := measurePiSet(b, piRun{settle: settle})
+	profiled := measurePiSet(b, piRun{profiles: true, settle: settle})
 	for name, m := range plain {
 		p := profiled[name]
 		m.goHeap, m.goFree, m.goStacks = p.goHeap, p.goFree, p.goStacks
 		plain[name] = m
 	}
+	stopped := measurePiSet(b, piRun{settle: settle, idleStop: "1s"})
 	reportRSS(b, plain, "")
+	reportRSS(b, stopped, "-idle-stop")
 	// Printed, not logged: a benchmark's log is cut to ten lines.
 	fmt.Println(memTable("Idle, per process (Go columns from the profiled run)", plain, true))
 	fmt.Println(memTable("Idle, the profiled run (its plugins run a CPU profile)", profiled, false))
+	fmt.Println(memTable(`Idle with idle_stop = "1s", once the providers and tools stopped`, stopped, true))
 }
 
 // loadFor sends requests to chain default (its first hop, the openai
@@ -554,9 +601,9 @@ func BenchmarkLoadedRSS(b *testing.B) {
 	}
 	var mem map[string]procMem
 	var requests int
-	after := measurePiSet(b, false, 0, func(s *piServe) {
+	after := measurePiSet(b, piRun{load: func(s *piServe) {
 		requests = loadFor(b, s, conns, d, func() { mem = s.snapshot() })
-	})
+	}})
 	mem["epd"] = after["epd"] // not under load: it draws nothing here
 	if requests == 0 {
 		b.Fatal("no request was answered")

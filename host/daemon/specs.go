@@ -24,11 +24,12 @@ func (e *ConfigError) Error() string { return e.Diags.Error() }
 // pluginSpec builds the supervisor spec shared by every kind of block.
 func pluginSpec(cfg *config.Config, lock *config.Lock, b *config.PluginBlock) (supervisor.Spec, error) {
 	sp := supervisor.Spec{
-		Name:    b.Name,
-		Kind:    b.Kind,
-		Path:    cfg.PluginPath(b),
-		Sandbox: supervisor.Sandbox(b.Sandbox),
-		Grants:  grants(b.Grants),
+		Name:     b.Name,
+		Kind:     b.Kind,
+		Path:     cfg.PluginPath(b),
+		Sandbox:  supervisor.Sandbox(b.Sandbox),
+		Grants:   grants(b.Grants),
+		IdleStop: b.IdleStop,
 		Values: func(info sdk.Info) (json.RawMessage, error) {
 			if err := pluginschema.Validate(info.Config); err != nil {
 				return nil, fmt.Errorf("plugin %s declares a bad schema: %w", b.Binary(), err)
