@@ -106,6 +106,32 @@ type Sink interface {
 	Send(ctx context.Context, ev Event) error
 }
 
+// BatchSink is a Sink that also takes several events in one call: events
+// that were already waiting together (a plugin's events that arrived in one
+// message). It handles them as it would one Send each, in order, stopping
+// at the first it refuses, but may write them out together: one flush to a
+// client instead of one per event. evs is the caller's again when
+// SendBatch returns. It is optional, found by type assertion: SendBatch
+// sends to any Sink.
+type BatchSink interface {
+	Sink
+	SendBatch(ctx context.Context, evs []Event) error
+}
+
+// SendBatch sends evs to out in order: in one call when out is a
+// BatchSink, else one Send each, stopping at the first error.
+func SendBatch(ctx context.Context, out Sink, evs []Event) error {
+	if b, ok := out.(BatchSink); ok {
+		return b.SendBatch(ctx, evs)
+	}
+	for _, ev := range evs {
+		if err := out.Send(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SinkFunc adapts a function to Sink.
 type SinkFunc func(ctx context.Context, ev Event) error
 

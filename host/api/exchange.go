@@ -41,7 +41,8 @@ type meta struct {
 
 // streamEncoder writes the SSE frames of one streamed answer. Each method
 // appends complete frames to b and returns it; the exchange writes and
-// flushes them after every event.
+// flushes them after every event, or every batch of events that arrived
+// together.
 type streamEncoder interface {
 	open(b []byte, t *turn) []byte                // the frames before any content
 	event(b []byte, t *turn, ev sdk.Event) []byte // one content event
@@ -77,7 +78,7 @@ type exchange struct {
 	stopErr   error      // what Send returns once failure is set
 }
 
-var _ sdk.Sink = (*exchange)(nil)
+var _ sdk.BatchSink = (*exchange)(nil)
 
 // newExchange starts the exchange of one request on chain; client is the
 // request's context and cancel stops the backend call made for it.
@@ -104,6 +105,31 @@ func (x *exchange) commit(a Answer) {
 func (x *exchange) Send(_ context.Context, ev sdk.Event) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if err := x.add(ev); err != nil {
+		return err
+	}
+	return x.flush()
+}
+
+// SendBatch implements sdk.BatchSink: the events are taken as Send takes
+// them, and their frames go to the client with one flush. A batch holds
+// only events that were already waiting, so nothing is held back for it.
+func (x *exchange) SendBatch(_ context.Context, evs []sdk.Event) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, ev := range evs {
+		if err := x.add(ev); err != nil {
+			if x.werr == nil {
+				_ = x.flush() // the events before it are the client's, as one by one
+			}
+			return err
+		}
+	}
+	return x.flush()
+}
+
+// add takes one event, appending its frames to x.buf. Call with x.mu held.
+func (x *exchange) add(ev sdk.Event) error {
 	switch {
 	case x.stopErr != nil:
 		return x.stopErr
@@ -133,7 +159,7 @@ func (x *exchange) Send(_ context.Context, ev sdk.Event) error {
 		x.begin()
 	}
 	x.buf = x.enc.event(x.buf, &x.turn, ev)
-	return x.flush()
+	return nil
 }
 
 func isContent(t sdk.EventType) bool {

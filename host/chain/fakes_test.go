@@ -167,6 +167,12 @@ func send(ev sdk.Event) step {
 	return func(ctx context.Context, _ *sdk.Request, out sdk.Sink) error { return out.Send(ctx, ev) }
 }
 
+// batch sends evs in one call, as events that arrived in one message of
+// the plugin protocol come.
+func batch(evs ...sdk.Event) step {
+	return func(ctx context.Context, _ *sdk.Request, out sdk.Sink) error { return sdk.SendBatch(ctx, out, evs) }
+}
+
 func start(model string) step { return send(sdk.Event{Type: sdk.EventStart, Model: model}) }
 func text(s string) step      { return send(sdk.Event{Type: sdk.EventTextDelta, Text: s}) }
 func usage(in, out int64) step {
@@ -234,6 +240,29 @@ type recorder struct {
 	log    *eventLog
 	failAt int // fail the failAt-th Send (1-based); 0: never
 	onSend func(ev sdk.Event)
+	// batches is the length of every SendBatch call's batch.
+	batches []int
+}
+
+var _ sdk.BatchSink = (*recorder)(nil)
+
+// SendBatch takes evs one by one, as Send does, and notes the batch.
+func (r *recorder) SendBatch(ctx context.Context, evs []sdk.Event) error {
+	r.mu.Lock()
+	r.batches = append(r.batches, len(evs))
+	r.mu.Unlock()
+	for _, ev := range evs {
+		if err := r.Send(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *recorder) gotBatches() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.batches)
 }
 
 var errClientGone = errors.New("client went away")

@@ -38,6 +38,7 @@ type hopStream struct {
 	mu          sync.Mutex
 	held        []sdk.Event
 	heldBuf     [2]sdk.Event // room for the usual start and usage
+	batch       []sdk.Event  // SendBatch's events for the client, reused
 	started     bool         // a content event arrived: the idle timer runs, not the first-token one
 	committed   bool         // content was forwarded to the client
 	finished    bool
@@ -58,7 +59,7 @@ type hopStream struct {
 	timer Timer
 }
 
-var _ sdk.Sink = (*hopStream)(nil)
+var _ sdk.BatchSink = (*hopStream)(nil)
 
 // start arms the first-token timer; call it before Generate.
 func (s *hopStream) start() {
@@ -73,20 +74,94 @@ func (s *hopStream) start() {
 // Send implements sdk.Sink for the provider.
 func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 	s.mu.Lock()
-	if err := s.refusal(); err != nil {
+	ev, forward, commit, flush, err := s.accept(ev)
+	if err != nil || !forward {
 		s.mu.Unlock()
 		return err
+	}
+	s.forwarding = true
+	s.mu.Unlock()
+
+	if commit && s.onCommit != nil {
+		s.onCommit()
+	}
+	err = s.forward(flush, ev)
+
+	s.mu.Lock()
+	s.forwarded(err)
+	if err == nil {
+		s.sent(ev)
+	}
+	s.mu.Unlock()
+	return err
+}
+
+// SendBatch implements sdk.BatchSink for the provider: the events are taken
+// as Send takes them one by one, and what they forward goes to the client
+// in one batch, so the front door writes it with one flush. Only events
+// that arrived together come as a batch; none is held back for one.
+func (s *hopStream) SendBatch(_ context.Context, evs []sdk.Event) error {
+	s.mu.Lock()
+	fwd := s.batch[:0]
+	s.batch = nil // in use until the batch is forwarded
+	commit := false
+	var refused error
+	for _, ev := range evs {
+		ev, forward, c, flush, err := s.accept(ev)
+		if err != nil {
+			refused = err // the events before it still go out, as one by one
+			break
+		}
+		if forward {
+			commit = commit || c
+			fwd = s.appendForward(fwd, flush, ev)
+		}
+	}
+	if len(fwd) == 0 {
+		s.batch = fwd
+		s.mu.Unlock()
+		return refused
+	}
+	s.forwarding = true
+	s.mu.Unlock()
+
+	if commit && s.onCommit != nil {
+		s.onCommit()
+	}
+	err := sdk.SendBatch(s.ctx, s.out, fwd)
+
+	s.mu.Lock()
+	s.forwarded(err)
+	if err == nil {
+		for _, ev := range fwd {
+			s.sent(ev)
+		}
+	}
+	clear(fwd)
+	s.batch = fwd[:0]
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return refused
+}
+
+// accept applies one event from the provider. It reports whether ev (as a
+// continuation may have shortened it) goes to the client now, and, when it
+// commits the attempt, that it does and the held events that go first.
+// Call with s.mu held.
+func (s *hopStream) accept(ev sdk.Event) (_ sdk.Event, forward, commit bool, flush []sdk.Event, _ error) {
+	if err := s.refusal(); err != nil {
+		return ev, false, false, nil, err
 	}
 	switch ev.Type {
 	case sdk.EventFinish:
 		s.finished, s.finish = true, ev
-		s.mu.Unlock()
-		return nil
+		return ev, false, false, nil, nil
 	case sdk.EventToolCallBegin:
 		// Never forwarded: it only rules out continuing this answer.
 		s.tooled = true
-		s.mu.Unlock()
-		return nil
+		return ev, false, false, nil, nil
 	case sdk.EventStart:
 		if ev.Model != "" {
 			s.model = ev.Model
@@ -97,8 +172,7 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 	if !s.started {
 		if !isContent(ev.Type) {
 			s.held = append(s.held, ev)
-			s.mu.Unlock()
-			return nil
+			return ev, false, false, nil, nil
 		}
 		s.started = true
 		switch {
@@ -115,8 +189,7 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 	if s.cont != nil {
 		if !isContent(ev.Type) && !s.committed {
 			s.held = append(s.held, ev)
-			s.mu.Unlock()
-			return nil
+			return ev, false, false, nil, nil
 		}
 		var keep bool
 		var err *sdk.Error
@@ -124,15 +197,13 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 		if err != nil {
 			s.contErr = err
 			s.cancel(err)
-			s.mu.Unlock()
-			return err
+			return ev, false, false, nil, err
 		}
 		if !keep {
 			if s.policy.Idle > 0 {
 				s.last = s.clock.Now()
 			}
-			s.mu.Unlock()
-			return nil
+			return ev, false, false, nil, nil
 		}
 	}
 	if s.buffered {
@@ -142,26 +213,20 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 			if s.policy.Idle > 0 {
 				s.last = s.clock.Now()
 			}
-			s.mu.Unlock()
-			return nil
+			return ev, false, false, nil, nil
 		}
 		s.buffered = false // outgrown: commit here and flow on as a stream
 	}
-	var flush []sdk.Event
-	commit := false
 	if !s.committed {
 		s.committed, commit = true, true
 		flush, s.held = s.held, nil
 	}
-	s.forwarding = true
-	s.mu.Unlock()
+	return ev, true, commit, flush, nil
+}
 
-	if commit && s.onCommit != nil {
-		s.onCommit()
-	}
-	err := s.forward(flush, ev)
-
-	s.mu.Lock()
+// forwarded notes that a write to the client has returned err. Call with
+// s.mu held.
+func (s *hopStream) forwarded(err error) {
 	s.forwarding = false
 	if s.policy.Idle > 0 {
 		s.last = s.clock.Now()
@@ -170,11 +235,6 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 		s.clientErr = err
 		s.cancel(err)
 	}
-	if err == nil {
-		s.sent(ev)
-	}
-	s.mu.Unlock()
-	return err
 }
 
 // sent notes a content event that reached the client. Call with s.mu held.
@@ -219,6 +279,17 @@ func (s *hopStream) forward(flush []sdk.Event, ev sdk.Event) error {
 		}
 	}
 	return s.out.Send(s.ctx, ev)
+}
+
+// appendForward is forward's order, appended to a batch.
+func (s *hopStream) appendForward(fwd, flush []sdk.Event, ev sdk.Event) []sdk.Event {
+	for _, e := range flush {
+		if e.Type == sdk.EventStart && s.cont != nil {
+			continue
+		}
+		fwd = append(fwd, e)
+	}
+	return append(fwd, ev)
 }
 
 // expired runs when the timer fires: before the commit it is the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/axonhq/axon/sdk"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestRunStreaming covers the commit point: fallback is transparent until
@@ -298,5 +299,81 @@ func TestRunRefusesLateEvents(t *testing.T) {
 	}
 	if diff := cmp.Diff(answerEvents("qwen2.5:3b", "hi"), client.got()); diff != "" {
 		t.Errorf("client events (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunBatches: events that arrive together are taken as one by one (the
+// start held until content, the finish until Generate returns, nothing
+// after the finish, a buffered answer whole at the end) and what they
+// forward reaches the client as one batch.
+func TestRunBatches(t *testing.T) {
+	t.Parallel()
+	startEv := sdk.Event{Type: sdk.EventStart, Model: "glm-4.6"}
+	a, b := sdk.Event{Type: sdk.EventTextDelta, Text: "a"}, sdk.Event{Type: sdk.EventTextDelta, Text: "b"}
+	use := sdk.Event{Type: sdk.EventUsage, Usage: &sdk.Usage{InputTokens: sdk.Tokens(3)}}
+	fin := sdk.Event{Type: sdk.EventFinish, Finish: sdk.FinishStop}
+	for _, c := range []struct {
+		runCase
+		wantBatches []int
+	}{
+		{
+			runCase: runCase{
+				name:       "a streamed answer in two messages",
+				hops:       []hopSpec{{name: "glm", calls: [][]step{{batch(startEv, a, b), batch(use, fin)}}}},
+				wantTrail:  "glm#1 ok t=0ms",
+				wantEvents: []sdk.Event{startEv, a, b, use, fin}, wantProvider: "glm", wantModel: "glm-4.6",
+			},
+			wantBatches: []int{3, 1}, // the finish waits for Generate's return
+		},
+		{
+			runCase: runCase{
+				name:       "a batch of only held events forwards nothing",
+				hops:       []hopSpec{{name: "glm", calls: [][]step{{batch(startEv, use), batch(a, fin)}}}},
+				wantTrail:  "glm#1 ok t=0ms",
+				wantEvents: []sdk.Event{startEv, use, a, fin}, wantProvider: "glm", wantModel: "glm-4.6",
+			},
+			wantBatches: []int{3},
+		},
+		{
+			runCase: runCase{
+				name:      "an event after the finish is refused; what came before it reached the client",
+				hops:      []hopSpec{{name: "glm", calls: [][]step{{batch(startEv, a, fin, b)}}}},
+				wantTrail: "glm#1 stop permanent/event_after_finish committed t=0ms",
+				wantErr:   committed, wantClass: sdk.ClassPermanent,
+				wantEvents: []sdk.Event{startEv, a}, wantProvider: "glm", wantModel: "glm-4.6",
+			},
+			wantBatches: []int{2},
+		},
+		{
+			runCase: runCase{
+				name:       "a buffered answer goes out whole at the end",
+				opts:       []RunOption{Buffered(0)},
+				hops:       []hopSpec{{name: "glm", calls: [][]step{{batch(startEv, a, b), batch(use, fin)}}}},
+				wantTrail:  "glm#1 ok t=0ms",
+				wantEvents: []sdk.Event{startEv, a, b, use, fin}, wantProvider: "glm", wantModel: "glm-4.6",
+			},
+		},
+		{
+			runCase: runCase{
+				name:       "a client that fails within a batch is a committed failure",
+				client:     &recorder{failAt: 2},
+				hops:       []hopSpec{{name: "glm", calls: [][]step{{batch(startEv, a, b)}}}, {name: "ollama"}},
+				wantTrail:  "glm#1 stop client_error committed t=0ms",
+				wantErr:    committed,
+				wantEvents: []sdk.Event{startEv}, wantProvider: "glm", wantModel: "glm-4.6",
+			},
+			wantBatches: []int{3},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if c.client == nil {
+				c.client = &recorder{}
+			}
+			c.run(t)
+			if diff := cmp.Diff(c.wantBatches, c.client.gotBatches(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("batches (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -1031,8 +1031,11 @@ type GenerateRequest struct {
 	Temperature    *float64               `protobuf:"fixed64,8,opt,name=temperature,proto3,oneof" json:"temperature,omitempty"`
 	StopSequences  []string               `protobuf:"bytes,9,rep,name=stop_sequences,json=stopSequences,proto3" json:"stop_sequences,omitempty"`
 	Options        map[string][]byte      `protobuf:"bytes,10,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The host reads Event.more: the plugin may send the events it has
+	// queued together, in one message.
+	BatchEvents   bool `protobuf:"varint,11,opt,name=batch_events,json=batchEvents,proto3" json:"batch_events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GenerateRequest) Reset() {
@@ -1135,6 +1138,13 @@ func (x *GenerateRequest) GetOptions() map[string][]byte {
 	return nil
 }
 
+func (x *GenerateRequest) GetBatchEvents() bool {
+	if x != nil {
+		return x.BatchEvents
+	}
+	return false
+}
+
 type Usage struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	InputTokens      *int64                 `protobuf:"varint,1,opt,name=input_tokens,json=inputTokens,proto3,oneof" json:"input_tokens,omitempty"`
@@ -1216,7 +1226,11 @@ type Event struct {
 	Model     string                 `protobuf:"bytes,9,opt,name=model,proto3" json:"model,omitempty"`
 	// On a finish: the upstream events the plugin could not decode and
 	// passed over.
-	Skipped       int32 `protobuf:"varint,10,opt,name=skipped,proto3" json:"skipped,omitempty"`
+	Skipped int32 `protobuf:"varint,10,opt,name=skipped,proto3" json:"skipped,omitempty"`
+	// The events that follow this one, in order, sent in the same message
+	// because they were queued while the previous message was being sent.
+	// Only when GenerateRequest.batch_events is set; never nested.
+	More          []*Event `protobuf:"bytes,11,rep,name=more,proto3" json:"more,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1319,6 +1333,13 @@ func (x *Event) GetSkipped() int32 {
 		return x.Skipped
 	}
 	return 0
+}
+
+func (x *Event) GetMore() []*Event {
+	if x != nil {
+		return x.More
+	}
+	return nil
 }
 
 type ToolsResponse struct {
@@ -1825,7 +1846,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12*\n" +
 	"\x11input_schema_json\x18\x03 \x01(\fR\x0finputSchemaJson\x12\x1f\n" +
 	"\vside_effect\x18\x04 \x01(\tR\n" +
-	"sideEffect\"\xf9\x03\n" +
+	"sideEffect\"\x9c\x04\n" +
 	"\x0fGenerateRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x16\n" +
 	"\x06system\x18\x02 \x01(\tR\x06system\x123\n" +
@@ -1838,7 +1859,8 @@ const file_plugin_proto_rawDesc = "" +
 	"\vtemperature\x18\b \x01(\x01H\x00R\vtemperature\x88\x01\x01\x12%\n" +
 	"\x0estop_sequences\x18\t \x03(\tR\rstopSequences\x12F\n" +
 	"\aoptions\x18\n" +
-	" \x03(\v2,.axon.plugin.v1.GenerateRequest.OptionsEntryR\aoptions\x1a:\n" +
+	" \x03(\v2,.axon.plugin.v1.GenerateRequest.OptionsEntryR\aoptions\x12!\n" +
+	"\fbatch_events\x18\v \x01(\bR\vbatchEvents\x1a:\n" +
 	"\fOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01B\x0e\n" +
@@ -1851,7 +1873,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\r_input_tokensB\x10\n" +
 	"\x0e_output_tokensB\x14\n" +
 	"\x12_cache_read_tokensB\x15\n" +
-	"\x13_cache_write_tokens\"\xaf\x02\n" +
+	"\x13_cache_write_tokens\"\xda\x02\n" +
 	"\x05Event\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
@@ -1863,7 +1885,8 @@ const file_plugin_proto_rawDesc = "" +
 	"\x06finish\x18\b \x01(\tR\x06finish\x12\x14\n" +
 	"\x05model\x18\t \x01(\tR\x05model\x12\x18\n" +
 	"\askipped\x18\n" +
-	" \x01(\x05R\askipped\"?\n" +
+	" \x01(\x05R\askipped\x12)\n" +
+	"\x04more\x18\v \x03(\v2\x15.axon.plugin.v1.EventR\x04more\"?\n" +
 	"\rToolsResponse\x12.\n" +
 	"\x05tools\x18\x01 \x03(\v2\x18.axon.plugin.v1.ToolSpecR\x05tools\"\x82\x01\n" +
 	"\vCallRequest\x12\x17\n" +
@@ -1972,35 +1995,36 @@ var file_plugin_proto_depIdxs = []int32{
 	25, // 11: axon.plugin.v1.GenerateRequest.options:type_name -> axon.plugin.v1.GenerateRequest.OptionsEntry
 	11, // 12: axon.plugin.v1.Event.tool_call:type_name -> axon.plugin.v1.ToolCallPart
 	16, // 13: axon.plugin.v1.Event.usage:type_name -> axon.plugin.v1.Usage
-	14, // 14: axon.plugin.v1.ToolsResponse.tools:type_name -> axon.plugin.v1.ToolSpec
-	26, // 15: axon.plugin.v1.Frame.status:type_name -> axon.plugin.v1.Frame.StatusEntry
-	22, // 16: axon.plugin.v1.EgressRequest.headers:type_name -> axon.plugin.v1.Header
-	22, // 17: axon.plugin.v1.EgressResponse.headers:type_name -> axon.plugin.v1.Header
-	0,  // 18: axon.plugin.v1.Base.Info:input_type -> axon.plugin.v1.Empty
-	4,  // 19: axon.plugin.v1.Base.Configure:input_type -> axon.plugin.v1.ConfigureRequest
-	0,  // 20: axon.plugin.v1.Provider.Models:input_type -> axon.plugin.v1.Empty
-	15, // 21: axon.plugin.v1.Provider.Generate:input_type -> axon.plugin.v1.GenerateRequest
-	0,  // 22: axon.plugin.v1.Tool.Tools:input_type -> axon.plugin.v1.Empty
-	19, // 23: axon.plugin.v1.Tool.Call:input_type -> axon.plugin.v1.CallRequest
-	0,  // 24: axon.plugin.v1.Display.Caps:input_type -> axon.plugin.v1.Empty
-	21, // 25: axon.plugin.v1.Display.Show:input_type -> axon.plugin.v1.Frame
-	0,  // 26: axon.plugin.v1.Display.Halt:input_type -> axon.plugin.v1.Empty
-	23, // 27: axon.plugin.v1.Egress.Do:input_type -> axon.plugin.v1.EgressRequest
-	3,  // 28: axon.plugin.v1.Base.Info:output_type -> axon.plugin.v1.InfoResponse
-	0,  // 29: axon.plugin.v1.Base.Configure:output_type -> axon.plugin.v1.Empty
-	6,  // 30: axon.plugin.v1.Provider.Models:output_type -> axon.plugin.v1.ModelsResponse
-	17, // 31: axon.plugin.v1.Provider.Generate:output_type -> axon.plugin.v1.Event
-	18, // 32: axon.plugin.v1.Tool.Tools:output_type -> axon.plugin.v1.ToolsResponse
-	12, // 33: axon.plugin.v1.Tool.Call:output_type -> axon.plugin.v1.ToolResultPart
-	20, // 34: axon.plugin.v1.Display.Caps:output_type -> axon.plugin.v1.DisplayCaps
-	0,  // 35: axon.plugin.v1.Display.Show:output_type -> axon.plugin.v1.Empty
-	0,  // 36: axon.plugin.v1.Display.Halt:output_type -> axon.plugin.v1.Empty
-	24, // 37: axon.plugin.v1.Egress.Do:output_type -> axon.plugin.v1.EgressResponse
-	28, // [28:38] is the sub-list for method output_type
-	18, // [18:28] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	17, // 14: axon.plugin.v1.Event.more:type_name -> axon.plugin.v1.Event
+	14, // 15: axon.plugin.v1.ToolsResponse.tools:type_name -> axon.plugin.v1.ToolSpec
+	26, // 16: axon.plugin.v1.Frame.status:type_name -> axon.plugin.v1.Frame.StatusEntry
+	22, // 17: axon.plugin.v1.EgressRequest.headers:type_name -> axon.plugin.v1.Header
+	22, // 18: axon.plugin.v1.EgressResponse.headers:type_name -> axon.plugin.v1.Header
+	0,  // 19: axon.plugin.v1.Base.Info:input_type -> axon.plugin.v1.Empty
+	4,  // 20: axon.plugin.v1.Base.Configure:input_type -> axon.plugin.v1.ConfigureRequest
+	0,  // 21: axon.plugin.v1.Provider.Models:input_type -> axon.plugin.v1.Empty
+	15, // 22: axon.plugin.v1.Provider.Generate:input_type -> axon.plugin.v1.GenerateRequest
+	0,  // 23: axon.plugin.v1.Tool.Tools:input_type -> axon.plugin.v1.Empty
+	19, // 24: axon.plugin.v1.Tool.Call:input_type -> axon.plugin.v1.CallRequest
+	0,  // 25: axon.plugin.v1.Display.Caps:input_type -> axon.plugin.v1.Empty
+	21, // 26: axon.plugin.v1.Display.Show:input_type -> axon.plugin.v1.Frame
+	0,  // 27: axon.plugin.v1.Display.Halt:input_type -> axon.plugin.v1.Empty
+	23, // 28: axon.plugin.v1.Egress.Do:input_type -> axon.plugin.v1.EgressRequest
+	3,  // 29: axon.plugin.v1.Base.Info:output_type -> axon.plugin.v1.InfoResponse
+	0,  // 30: axon.plugin.v1.Base.Configure:output_type -> axon.plugin.v1.Empty
+	6,  // 31: axon.plugin.v1.Provider.Models:output_type -> axon.plugin.v1.ModelsResponse
+	17, // 32: axon.plugin.v1.Provider.Generate:output_type -> axon.plugin.v1.Event
+	18, // 33: axon.plugin.v1.Tool.Tools:output_type -> axon.plugin.v1.ToolsResponse
+	12, // 34: axon.plugin.v1.Tool.Call:output_type -> axon.plugin.v1.ToolResultPart
+	20, // 35: axon.plugin.v1.Display.Caps:output_type -> axon.plugin.v1.DisplayCaps
+	0,  // 36: axon.plugin.v1.Display.Show:output_type -> axon.plugin.v1.Empty
+	0,  // 37: axon.plugin.v1.Display.Halt:output_type -> axon.plugin.v1.Empty
+	24, // 38: axon.plugin.v1.Egress.Do:output_type -> axon.plugin.v1.EgressResponse
+	29, // [29:39] is the sub-list for method output_type
+	19, // [19:29] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
