@@ -185,11 +185,21 @@ func (x *exchange) flush() error {
 	if len(x.buf) == 0 {
 		return nil
 	}
+	if err := x.write(); err != nil {
+		return err
+	}
+	if err := x.w.flush(); err != nil {
+		x.werr = clientGone(err)
+		return x.werr
+	}
+	return nil
+}
+
+// write hands the pending frames to the response writer, which buffers
+// them.
+func (x *exchange) write() error {
 	_, err := x.w.Write(x.buf)
 	x.buf = x.buf[:0]
-	if err == nil {
-		err = x.w.flush()
-	}
 	if err != nil {
 		x.werr = clientGone(err)
 		return x.werr
@@ -261,7 +271,10 @@ func (x *exchange) finish(ans *Answer, err error) {
 		}
 		x.buf = x.enc.end(x.buf, &x.turn)
 		x.setTrailer()
-		_ = x.flush() // a client that left sees nothing; the record says Canceled
+		// Written, not flushed: the handler returns now, and net/http sends
+		// these frames with the stream's last chunk and the trailer in one
+		// write. A client that left sees nothing; the record says Canceled.
+		_ = x.write()
 	default:
 		body, err := x.d.whole(x.meta(), &x.turn)
 		if err != nil {
