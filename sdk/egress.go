@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 )
 
 // HTTPClient returns an *http.Client whose every request goes through e, so
@@ -28,13 +29,23 @@ func (t *egressTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		defer r.Body.Close()
 	}
 	var body io.Reader
+	header := r.Header.Clone()
 	if r.Body != nil && r.Body != http.NoBody {
 		body = r.Body
+		if r.ContentLength > 0 {
+			// The length net/http knows (a body in memory): the plugin
+			// protocol then sends a small body with the request's head, and
+			// the upstream gets a Content-Length instead of chunks.
+			if header == nil {
+				header = http.Header{}
+			}
+			header.Set("Content-Length", strconv.FormatInt(r.ContentLength, 10))
+		}
 	}
 	resp, err := t.egress.Do(r.Context(), &EgressRequest{
 		Method: r.Method,
 		URL:    r.URL.String(),
-		Header: r.Header.Clone(),
+		Header: header,
 		Body:   body,
 	})
 	if err != nil {

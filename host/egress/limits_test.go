@@ -98,28 +98,38 @@ func TestRequestBodyLimit(t *testing.T) {
 	g.MaxRequestBytes = 100
 	s := New(g, hclog.NewNullLogger())
 	defer s.Close()
-	post := func(n int, h http.Header) error {
-		_, err := do(t, s, &sdk.EgressRequest{Method: "POST", URL: srv.URL, Header: h, Body: bytes.NewReader(bytes.Repeat([]byte("x"), n))})
+	// streamed hides the reader's type: the body is one the plugin streams.
+	type streamed struct{ io.Reader }
+	post := func(n int, h http.Header, inMemory bool) error {
+		var body io.Reader = bytes.NewReader(bytes.Repeat([]byte("x"), n))
+		if !inMemory {
+			body = streamed{body}
+		}
+		_, err := do(t, s, &sdk.EgressRequest{Method: "POST", URL: srv.URL, Header: h, Body: body})
 		return err
 	}
 
-	if err := post(100, nil); err != nil {
-		t.Fatalf("a body of exactly the limit: %v", err)
+	for _, inMemory := range []bool{false, true} {
+		if err := post(100, nil, inMemory); err != nil {
+			t.Fatalf("a body of exactly the limit (in memory %v): %v", inMemory, err)
+		}
 	}
 	for _, c := range []struct {
-		name string
-		h    http.Header
+		name     string
+		h        http.Header
+		inMemory bool
 	}{
-		{"streamed", nil},
-		{"declared", http.Header{"Content-Length": {"1000"}}},
+		{"streamed", nil, false},
+		{"declared", http.Header{"Content-Length": {"1000"}}, false},
+		{"in memory", nil, true},
 	} {
-		err := post(1000, c.h)
+		err := post(1000, c.h, c.inMemory)
 		if !errors.Is(err, sdk.ErrEgressLimit) || !errors.Is(err, sdk.ErrPermanent) || !strings.Contains(err.Error(), "max_request_bytes") {
 			t.Errorf("%s: err = %v, want a permanent egress limit naming max_request_bytes", c.name, err)
 		}
 	}
-	if got := up.lens(); len(got) != 1 || got[0] != 100 {
-		t.Errorf("upstream received complete bodies of %v bytes, want only the one of 100", got)
+	if got := up.lens(); len(got) != 2 || got[0] != 100 || got[1] != 100 {
+		t.Errorf("upstream received complete bodies of %v bytes, want only the two of 100", got)
 	}
 }
 

@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -221,6 +222,15 @@ func (s *Service) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressRe
 		}
 		length = n
 	}
+	// A body already in memory (the plugin protocol hands a small one over
+	// whole) has a length to check now and no plugin to wait on; net/http
+	// sends it with its Content-Length and may resend it on a fresh
+	// connection.
+	whole, _ := req.Body.(*bytes.Reader)
+	if whole != nil && int64(whole.Len()) > s.grant.MaxRequestBytes {
+		return nil, &sdk.Error{Class: sdk.ClassPermanent, Code: sdk.ErrEgressLimit.Code,
+			Message: fmt.Sprintf("egress: request body of %d bytes exceeds the %d byte limit (max_request_bytes)", whole.Len(), s.grant.MaxRequestBytes)}
+	}
 	secret, err := credential.Resolve(s.grant.Credential, s.env)
 	if err != nil {
 		// The message names the reference (env:NAME), never a value.
@@ -248,7 +258,10 @@ func (s *Service) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.EgressRe
 		return nil, err
 	}
 	var reqBody io.Reader = http.NoBody
-	if req.Body != nil {
+	switch {
+	case whole != nil:
+		reqBody = whole
+	case req.Body != nil:
 		reqBody = &requestBody{r: req.Body, c: c, limit: s.grant.MaxRequestBytes, wait: s.grant.RequestIdleTimeout}
 	}
 	hr, err := http.NewRequestWithContext(withLiteral(c.ctx, s.grant.Allow.literal(u)), method, u.String(), reqBody)

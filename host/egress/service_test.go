@@ -401,3 +401,42 @@ func TestCredentialOnlyOnTheProvidersOrigin(t *testing.T) {
 		t.Errorf("the provider's own origin got %q", got)
 	}
 }
+
+// TestBodyLengthReachesTheUpstream: a body in memory, or one whose length
+// the plugin declares, goes upstream with a Content-Length; only a body of
+// unknown length is chunked.
+func TestBodyLengthReachesTheUpstream(t *testing.T) {
+	t.Parallel()
+	type seenBody struct {
+		length  int64
+		chunked bool
+		body    string
+	}
+	got := make(chan seenBody, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seenBody{r.ContentLength, len(r.TransferEncoding) > 0, string(b)}
+	}))
+	defer srv.Close()
+	s := newService(t, nil, sdk.Auth{Scheme: sdk.AuthBearer}, srv.URL)
+	type streamed struct{ io.Reader }
+	for _, c := range []struct {
+		name string
+		h    http.Header
+		body io.Reader
+		want seenBody
+	}{
+		{"in memory", nil, bytes.NewReader([]byte("hello")), seenBody{5, false, "hello"}},
+		{"declared", http.Header{"Content-Length": {"5"}}, streamed{strings.NewReader("hello")}, seenBody{5, false, "hello"}},
+		{"unknown", nil, streamed{strings.NewReader("hello")}, seenBody{-1, true, "hello"}},
+	} {
+		resp, err := s.Do(t.Context(), &sdk.EgressRequest{Method: "POST", URL: srv.URL + "/v1", Header: c.h, Body: c.body})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		resp.Body.Close()
+		if g := <-got; g != c.want {
+			t.Errorf("%s: the upstream saw %+v, want %+v", c.name, g, c.want)
+		}
+	}
+}

@@ -1,10 +1,12 @@
 package pluginrpc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/axonhq/axon/internal/pluginrpc/pb"
@@ -54,7 +56,10 @@ func (s *egressServer) Do(stream pb.Egress_DoServer) error {
 		return err
 	}
 	req := &sdk.EgressRequest{Method: head.GetMethod(), URL: head.GetUrl(), Header: headersFromProto(head.GetHeaders())}
-	if head.GetHasBody() {
+	switch {
+	case head.GetBodyEnd():
+		req.Body = bytes.NewReader(head.GetBody()) // whole: no pipe, no goroutine
+	case head.GetHasBody():
 		pr, pw := io.Pipe()
 		defer pr.Close()
 		go pumpRequestBody(stream, head.GetBody(), pw)
@@ -125,7 +130,7 @@ func (c *egressClient) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.Egr
 		return nil, fromStatus(err, nil, false)
 	}
 	head := &pb.EgressRequest{Method: req.Method, Url: req.URL, Headers: headersToProto(req.Header), HasBody: req.Body != nil}
-	if err := sendRequest(stream, head, req.Body); err != nil && !errors.Is(err, io.EOF) {
+	if err := sendRequest(stream, head, req.Header, req.Body); err != nil && !errors.Is(err, io.EOF) {
 		cancel()
 		return nil, fromStatus(err, nil, false)
 	}
@@ -142,28 +147,52 @@ func (c *egressClient) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.Egr
 	}, nil
 }
 
-func sendRequest(stream pb.Egress_DoClient, head *pb.EgressRequest, body io.Reader) error {
+// sendRequest sends the head and the body. A body whose Content-Length is
+// given and fits one message goes with the head, marked whole: one message
+// instead of two or more, and the host needs no goroutine to receive it.
+func sendRequest(stream pb.Egress_DoClient, head *pb.EgressRequest, header http.Header, body io.Reader) error {
+	if body == nil {
+		if err := stream.Send(head); err != nil {
+			return err
+		}
+		return stream.CloseSend()
+	}
+	buf := chunks.Get().(*[]byte)
+	defer chunks.Put(buf)
+	if n, err := strconv.Atoi(header.Get("Content-Length")); err == nil && n >= 0 && n < len(*buf) {
+		// One byte more than declared, to see the body end where it says.
+		got, err := io.ReadFull(body, (*buf)[:n+1])
+		switch {
+		case got > n:
+			return sdk.Permanentf("read request body: longer than its Content-Length %d", n)
+		case !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF):
+			return sdk.Permanentf("read request body: %v", err)
+		case got < n:
+			return sdk.Permanentf("read request body: %d bytes of its Content-Length %d", got, n)
+		}
+		head.Body, head.BodyEnd = (*buf)[:n], true
+		if err := stream.Send(head); err != nil {
+			return err
+		}
+		return stream.CloseSend()
+	}
 	if err := stream.Send(head); err != nil {
 		return err
 	}
-	if body != nil {
-		buf := chunks.Get().(*[]byte)
-		defer chunks.Put(buf)
-		msg := &pb.EgressRequest{}
-		for {
-			n, rerr := body.Read(*buf)
-			if n > 0 {
-				msg.Body = (*buf)[:n]
-				if err := stream.Send(msg); err != nil {
-					return err
-				}
+	msg := &pb.EgressRequest{}
+	for {
+		n, rerr := body.Read(*buf)
+		if n > 0 {
+			msg.Body = (*buf)[:n]
+			if err := stream.Send(msg); err != nil {
+				return err
 			}
-			if errors.Is(rerr, io.EOF) {
-				break
-			}
-			if rerr != nil {
-				return sdk.Permanentf("read request body: %v", rerr)
-			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return sdk.Permanentf("read request body: %v", rerr)
 		}
 	}
 	return stream.CloseSend()

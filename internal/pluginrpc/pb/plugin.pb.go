@@ -1635,12 +1635,15 @@ func (x *Header) GetValues() []string {
 }
 
 type EgressRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Method        string                 `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
-	Url           string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
-	Headers       []*Header              `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty"`
-	Body          []byte                 `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
-	HasBody       bool                   `protobuf:"varint,5,opt,name=has_body,json=hasBody,proto3" json:"has_body,omitempty"` // head only: a body follows (possibly empty)
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Method  string                 `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
+	Url     string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	Headers []*Header              `protobuf:"bytes,3,rep,name=headers,proto3" json:"headers,omitempty"`
+	Body    []byte                 `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
+	HasBody bool                   `protobuf:"varint,5,opt,name=has_body,json=hasBody,proto3" json:"has_body,omitempty"` // head only: a body follows (possibly empty)
+	// Head only: body is the whole request body, and no body message
+	// follows (a body of known, small length, sent with the head).
+	BodyEnd       bool `protobuf:"varint,6,opt,name=body_end,json=bodyEnd,proto3" json:"body_end,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1706,6 +1709,13 @@ func (x *EgressRequest) GetBody() []byte {
 func (x *EgressRequest) GetHasBody() bool {
 	if x != nil {
 		return x.HasBody
+	}
+	return false
+}
+
+func (x *EgressRequest) GetBodyEnd() bool {
+	if x != nil {
+		return x.BodyEnd
 	}
 	return false
 }
@@ -1911,13 +1921,14 @@ const file_plugin_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"4\n" +
 	"\x06Header\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
-	"\x06values\x18\x02 \x03(\tR\x06values\"\x9a\x01\n" +
+	"\x06values\x18\x02 \x03(\tR\x06values\"\xb5\x01\n" +
 	"\rEgressRequest\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x120\n" +
 	"\aheaders\x18\x03 \x03(\v2\x16.axon.plugin.v1.HeaderR\aheaders\x12\x12\n" +
 	"\x04body\x18\x04 \x01(\fR\x04body\x12\x19\n" +
-	"\bhas_body\x18\x05 \x01(\bR\ahasBody\"n\n" +
+	"\bhas_body\x18\x05 \x01(\bR\ahasBody\x12\x19\n" +
+	"\bbody_end\x18\x06 \x01(\bR\abodyEnd\"n\n" +
 	"\x0eEgressResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x120\n" +
 	"\aheaders\x18\x02 \x03(\v2\x16.axon.plugin.v1.HeaderR\aheaders\x12\x12\n" +
