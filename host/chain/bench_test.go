@@ -102,3 +102,38 @@ func BenchmarkTrailString(b *testing.B) {
 		_ = trail.String()
 	}
 }
+
+// streamer answers with start, 16 text deltas, usage and finish, as the
+// overhead benchmark's mock upstream does through the openai plugin.
+type streamer struct{ usage sdk.Usage }
+
+func (p *streamer) Generate(ctx context.Context, _ *sdk.Request, out sdk.Sink) error {
+	if err := out.Send(ctx, sdk.Event{Type: sdk.EventStart, Model: "m"}); err != nil {
+		return err
+	}
+	for range 16 {
+		if err := out.Send(ctx, sdk.Event{Type: sdk.EventTextDelta, Text: "lorem "}); err != nil {
+			return err
+		}
+	}
+	for _, ev := range []sdk.Event{{Type: sdk.EventUsage, Usage: &p.usage}, {Type: sdk.EventFinish, Finish: sdk.FinishStop}} {
+		if err := out.Send(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BenchmarkRunBuffered is a whole (non-streaming) answer of 19 events: the
+// chain holds every one until the finish.
+func BenchmarkRunBuffered(b *testing.B) {
+	c := &Chain{Name: "default", Hops: []Hop{{Name: "p", Provider: &streamer{usage: sdk.Usage{InputTokens: sdk.Tokens(10)}}, Model: "m"}}}
+	req := benchRequest()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Run(ctx, req, discard, nil, Buffered(0)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

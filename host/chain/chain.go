@@ -348,6 +348,7 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 	s.start()
 	genErr := hop.Provider.Generate(hctx, hreq, s)
 	s.end()
+	defer func() { recycleHeld(s.held) }() // what a failed attempt held back
 
 	r := tried{committed: s.committed, text: string(s.text), tooled: s.tooled, reasoned: s.reasoned}
 	var code string

@@ -65,6 +65,11 @@ var _ sdk.BatchSink = (*hopStream)(nil)
 func (s *hopStream) start() {
 	s.mu.Lock()
 	s.held = s.heldBuf[:0]
+	if s.buffered {
+		if p, ok := heldEvents.Get().(*[]sdk.Event); ok {
+			s.held = *p // a buffered answer holds every event: start with room
+		}
+	}
 	if s.policy.FirstToken > 0 {
 		s.timer = s.clock.AfterFunc(s.policy.FirstToken, s.expired)
 	}
@@ -343,7 +348,25 @@ func (s *hopStream) finishClean() error {
 			s.onCommit()
 		}
 	}
-	return s.forward(held, s.finish)
+	err := s.forward(held, s.finish)
+	recycleHeld(held)
+	return err
+}
+
+// heldEvents are the slices buffered answers hold their events in,
+// reused: an answer of a few dozen events would otherwise grow one four
+// times over.
+var heldEvents sync.Pool
+
+// recycleHeld gives evs to the next buffered answer; after the attempt
+// is over, nobody else has it (a sink takes events by value).
+func recycleHeld(evs []sdk.Event) {
+	if cap(evs) < 8 || cap(evs) > 1024 { // heldBuf's own room, or a rare giant
+		return
+	}
+	clear(evs)
+	evs = evs[:0]
+	heldEvents.Put(&evs)
 }
 
 // contentBytes is what ev adds to an answer held back, counted as the front
