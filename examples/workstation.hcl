@@ -9,6 +9,9 @@ axon {
   unix_socket = "~/.local/state/axon/axon.sock"
   state_dir   = "~/.local/state/axon"
   plugin_dir  = "../bin"            # relative to this file: where `make` puts the plugins
+
+  # The paid gate: without it no request goes to a tier "api" provider.
+  billing { enabled = true }
 }
 
 # Z.ai's GLM through its Anthropic-compatible endpoint. The preset fills
@@ -41,8 +44,11 @@ provider "claude" {
   model      = "claude-sonnet-4-5"
   credential = file("~/.config/axon/anthropic.key")
   tier       = "api"
+  enabled    = true                   # behind the paid gate: the last resort of every chain
   good_at    = ["code", "reasoning"]
   context_window = 200000
+
+  budget { usd_per_month = 20 }       # skipped for the rest of the month once reached
 
   auth {
     scheme = "header"
@@ -79,7 +85,7 @@ chain "default" {
   }
 }
 
-# Code questions go to the frontier model first.
+# Code questions: the subscription first, the metered model only when it fails.
 chain "code" {
   providers                     = [provider.claude, provider.glm]
   allow_content_filter_fallback = true

@@ -32,6 +32,7 @@ type Axon struct {
 	DefRange   hcl.Range     // zero when the file has no axon block
 
 	ReferencePricing Reference // what usage facts measure cost avoided against
+	Billing          Billing   // the paid gate: whether api-tier providers may be routed at all
 }
 
 // Sandbox is how a plugin process is isolated.
@@ -48,7 +49,8 @@ const (
 	SandboxNone Sandbox = "none"
 )
 
-// Tier says how a provider is paid for; routing uses it later.
+// Tier says how a provider is paid for: routing sends a request to an api
+// tier only behind the paid gate (Config.Gate).
 type Tier string
 
 const (
@@ -108,6 +110,10 @@ type Provider struct {
 	Pricing  Pricing
 	Egress   Egress
 	Timeouts Timeouts
+	// Enabled is the block's enabled: nil when not written. false keeps
+	// routing from the provider; an api tier needs true (Config.Gate).
+	Enabled *bool
+	Budget  *Budget // nil: no monthly budget
 
 	baseURL string
 	model   string
@@ -161,6 +167,8 @@ type Chain struct {
 	ProviderRanges             []hcl.Range // where each entry is written
 	Retry                      Retry
 	AllowContentFilterFallback bool
+	Strategy                   Strategy    // how each request orders the providers; StrategyOrdered by default
+	Classifier                 *Classifier // nil: no classifier gate (the default)
 	DefRange                   hcl.Range
 }
 

@@ -17,6 +17,8 @@ var ignoreSource = cmp.Options{
 	cmpopts.IgnoreFields(Provider{}, "CredentialRange"),
 	cmpopts.IgnoreFields(Chain{}, "ProviderRanges", "DefRange"),
 	cmpopts.IgnoreFields(Axon{}, "DefRange"),
+	cmpopts.IgnoreFields(Billing{}, "DefRange"),
+	cmpopts.IgnoreFields(Budget{}, "DefRange"),
 	cmpopts.IgnoreFields(Vault{}, "DefRange"),
 	cmpopts.IgnoreUnexported(Provider{}, PluginBlock{}),
 	cmp.Comparer(func(a, b credref.Ref) bool { return a == b }),
@@ -71,7 +73,7 @@ chain "default" {
 			Egress:      egressWith(func(e *Egress) { e.ResponseTimeout = 3 * time.Minute }),
 			Timeouts:    Timeouts{FirstToken: 3 * time.Minute, Idle: DefaultIdle},
 		}},
-		Chains: []*Chain{{Name: "default", Providers: []string{"local"}, Retry: defaultRetry()}},
+		Chains: []*Chain{{Name: "default", Providers: []string{"local"}, Retry: defaultRetry(), Strategy: StrategyOrdered}},
 	}
 	if diff := cmp.Diff(want, cfg, ignoreSource); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
@@ -99,6 +101,7 @@ axon {
   sandbox     = "none"
   token_file  = "/etc/axon/token"
   plugin_ids  = "2000000-2000099"
+  billing { enabled = true }
 }
 
 provider "glm" {
@@ -112,6 +115,9 @@ provider "glm" {
   sha256         = "9C8F5E8E7D2C2F0E3B1B7A4F0F5D6C1B2A3948576655443322110099887766AA"
   sandbox        = "full"
   max_tokens     = 4096
+  enabled        = true
+
+  budget { usd_per_month = 20 }
 
   auth {
     scheme = "query"
@@ -147,6 +153,7 @@ chain "default" {
     max_retry_after = "1m"
   }
   allow_content_filter_fallback = true
+  strategy                      = "rotate"
 }
 
 provider "glm2" {
@@ -187,6 +194,7 @@ vault {
 			Sandbox:    SandboxNone,
 			TokenFile:  "/etc/axon/token",
 			PluginIDs:  IDRange{First: 2000000, Count: 100},
+			Billing:    Billing{Enabled: true},
 		},
 		Providers: []*Provider{
 			{
@@ -199,6 +207,8 @@ vault {
 				Tier:          TierSub,
 				GoodAt:        []string{"chat", "code"},
 				ContextWindow: 128000,
+				Enabled:       ptr(true),
+				Budget:        &Budget{USDPerMonth: 20},
 				Pricing: Pricing{
 					InputPerMTok: ptr(0.6), OutputPerMTok: ptr(2.2), CacheReadPerMTok: ptr(0.11), CacheWritePerMTok: ptr(0.0),
 				},
@@ -222,6 +232,7 @@ vault {
 			Name: "default", Providers: []string{"glm", "glm2"},
 			Retry:                      Retry{Attempts: 3, Backoff: 0, MaxRetryAfter: time.Minute},
 			AllowContentFilterFallback: true,
+			Strategy:                   StrategyRotate,
 		}},
 		Tools: []*Tool{{
 			PluginBlock: PluginBlock{

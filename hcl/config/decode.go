@@ -91,6 +91,9 @@ func (r *reader) axon(raw *rawAxon, opts Options) Axon {
 		if raw.ReferencePricing != nil {
 			a.ReferencePricing = r.reference(raw.ReferencePricing)
 		}
+		if raw.Billing != nil {
+			a.Billing = r.billing(raw.Billing)
+		}
 	}
 	if a.PluginDir == "" {
 		a.PluginDir = filepath.Join(a.StateDir, "plugins")
@@ -197,6 +200,7 @@ func (r *reader) chain(raw *rawChain) *Chain {
 	if b, ok := r.boolean(raw.AllowContentFilterFallback, "allow_content_filter_fallback"); ok {
 		c.AllowContentFilterFallback = b
 	}
+	r.chainRouting(c, raw)
 	return c
 }
 

@@ -22,7 +22,11 @@ type Preset struct {
 	Auth    sdk.Auth // where the host puts the credential
 	KeyEnv  string   // default credential env var; "" when no key is needed
 	Model   string   // plugin-owned model; "" when the user must choose
-	Tier    Tier     // TierUnset unless the preset is unambiguous
+	// Tier is TierUnset unless the preset is unambiguous: "api" for the
+	// vendors that only bill per token (behind the paid gate), "local" for
+	// Ollama. Free tiers (groq, cerebras, gemini, github, mistral, nvidia)
+	// and plans that may be a subscription (glm) are the block's to say.
+	Tier Tier
 
 	// FirstToken and Response override the global timeouts where the
 	// provider is known to start slowly; zero keeps the default.
@@ -39,16 +43,16 @@ var bearer = sdk.Auth{Scheme: sdk.AuthBearer}
 // the model runs locally; vendors retire dated model names too often for a
 // compiled-in default to stay right.
 var presets = []Preset{
-	{Name: "openai", Plugin: "openai", BaseURL: "https://api.openai.com/v1", Auth: bearer, KeyEnv: "OPENAI_API_KEY",
+	{Name: "openai", Plugin: "openai", BaseURL: "https://api.openai.com/v1", Auth: bearer, KeyEnv: "OPENAI_API_KEY", Tier: TierAPI,
 		Docs: "https://platform.openai.com/docs/api-reference"},
-	{Name: "anthropic", Plugin: "anthropic", BaseURL: "https://api.anthropic.com", Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, KeyEnv: "ANTHROPIC_API_KEY",
+	{Name: "anthropic", Plugin: "anthropic", BaseURL: "https://api.anthropic.com", Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, KeyEnv: "ANTHROPIC_API_KEY", Tier: TierAPI,
 		Docs: "https://docs.anthropic.com/en/api/messages"},
 	{Name: "glm", Plugin: "anthropic", BaseURL: "https://api.z.ai/api/anthropic", Auth: bearer, KeyEnv: "ZAI_API_KEY",
 		Docs: "https://docs.z.ai/api-reference/introduction"},
 	{Name: "ollama", Plugin: "openai", BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5:3b", Tier: TierLocal,
 		FirstToken: 3 * time.Minute, Response: 3 * time.Minute, // a cold model loads before it answers
 		Docs: "https://github.com/ollama/ollama/blob/main/docs/openai.md"},
-	{Name: "openrouter", Plugin: "openai", BaseURL: "https://openrouter.ai/api/v1", Auth: bearer, KeyEnv: "OPENROUTER_API_KEY",
+	{Name: "openrouter", Plugin: "openai", BaseURL: "https://openrouter.ai/api/v1", Auth: bearer, KeyEnv: "OPENROUTER_API_KEY", Tier: TierAPI,
 		Docs: "https://openrouter.ai/docs/api-reference/overview"},
 	{Name: "groq", Plugin: "openai", BaseURL: "https://api.groq.com/openai/v1", Auth: bearer, KeyEnv: "GROQ_API_KEY",
 		Docs: "https://console.groq.com/docs/openai"},
@@ -64,9 +68,9 @@ var presets = []Preset{
 		Docs: "https://ai.google.dev/gemini-api/docs/openai"},
 	{Name: "gemini-native", Plugin: "gemini", BaseURL: "https://generativelanguage.googleapis.com", Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-goog-api-key"}, KeyEnv: "GEMINI_API_KEY", Model: "gemini-flash-latest",
 		Docs: "https://ai.google.dev/api/generate-content"},
-	{Name: "deepseek", Plugin: "openai", BaseURL: "https://api.deepseek.com", Auth: bearer, KeyEnv: "DEEPSEEK_API_KEY",
+	{Name: "deepseek", Plugin: "openai", BaseURL: "https://api.deepseek.com", Auth: bearer, KeyEnv: "DEEPSEEK_API_KEY", Tier: TierAPI,
 		Docs: "https://api-docs.deepseek.com"},
-	{Name: "xai", Plugin: "openai", BaseURL: "https://api.x.ai/v1", Auth: bearer, KeyEnv: "XAI_API_KEY",
+	{Name: "xai", Plugin: "openai", BaseURL: "https://api.x.ai/v1", Auth: bearer, KeyEnv: "XAI_API_KEY", Tier: TierAPI,
 		Docs: "https://docs.x.ai/api/integrations"},
 }
 

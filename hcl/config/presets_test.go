@@ -75,12 +75,13 @@ func TestPresetRows(t *testing.T) {
 		name string
 		want Preset
 	}{
-		{"anthropic", Preset{Plugin: "anthropic", BaseURL: "https://api.anthropic.com", Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, KeyEnv: "ANTHROPIC_API_KEY"}},
+		{"anthropic", Preset{Plugin: "anthropic", BaseURL: "https://api.anthropic.com", Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, KeyEnv: "ANTHROPIC_API_KEY", Tier: TierAPI}},
 		{"glm", Preset{Plugin: "anthropic", BaseURL: "https://api.z.ai/api/anthropic", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "ZAI_API_KEY"}},
 		{"ollama", Preset{Plugin: "openai", BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5:3b", Tier: TierLocal}},
 		{"gemini", Preset{Plugin: "openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "GEMINI_API_KEY", Model: "gemini-flash-latest"}},
 		{"gemini-native", Preset{Plugin: "gemini", BaseURL: "https://generativelanguage.googleapis.com", Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-goog-api-key"}, KeyEnv: "GEMINI_API_KEY", Model: "gemini-flash-latest"}},
-		{"openai", Preset{Plugin: "openai", BaseURL: "https://api.openai.com/v1", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "OPENAI_API_KEY"}},
+		{"openai", Preset{Plugin: "openai", BaseURL: "https://api.openai.com/v1", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "OPENAI_API_KEY", Tier: TierAPI}},
+		{"deepseek", Preset{Plugin: "openai", BaseURL: "https://api.deepseek.com", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "DEEPSEEK_API_KEY", Tier: TierAPI}},
 		{"github", Preset{Plugin: "openai", BaseURL: "https://models.github.ai/inference", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "GITHUB_TOKEN"}},
 	}
 	for _, tc := range tests {

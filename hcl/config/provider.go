@@ -66,6 +66,10 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 		p.ContextWindow = int(n)
 	}
 	p.Prefill = r.strictBool(raw.Prefill, "prefill")
+	p.Enabled = r.strictBool(raw.Enabled, "enabled")
+	if raw.Budget != nil {
+		p.Budget = r.budget(raw.Budget)
+	}
 	if raw.Pricing != nil {
 		p.Pricing.InputPerMTok, _ = r.float(raw.Pricing.Input, "input_per_mtok")
 		p.Pricing.OutputPerMTok, _ = r.float(raw.Pricing.Output, "output_per_mtok")

@@ -31,6 +31,7 @@ type rawAxon struct {
 	DefRange   hcl.Range      `hcl:",def_range"`
 
 	ReferencePricing *rawReference `hcl:"reference_pricing,block"`
+	Billing          *rawBilling   `hcl:"billing,block"`
 }
 
 type rawProvider struct {
@@ -45,6 +46,8 @@ type rawProvider struct {
 	SHA256        hcl.Expression `hcl:"sha256,optional"`
 	Sandbox       hcl.Expression `hcl:"sandbox,optional"`
 	IdleStop      hcl.Expression `hcl:"idle_stop,optional"`
+	Enabled       hcl.Expression `hcl:"enabled,optional"`
+	Budget        *rawBudget     `hcl:"budget,block"`
 	Auth          *rawAuth       `hcl:"auth,block"`
 	Pricing       *rawPricing    `hcl:"pricing,block"`
 	Egress        *rawEgress     `hcl:"egress,block"`
@@ -91,6 +94,8 @@ type rawChain struct {
 	Providers                  hcl.Expression `hcl:"providers"`
 	Retry                      *rawRetry      `hcl:"retry,block"`
 	AllowContentFilterFallback hcl.Expression `hcl:"allow_content_filter_fallback,optional"`
+	Strategy                   hcl.Expression `hcl:"strategy,optional"`
+	Classifier                 *rawClassifier `hcl:"classifier,block"`
 	DefRange                   hcl.Range      `hcl:",def_range"`
 	NameRange                  hcl.Range      `hcl:"name,label_range"`
 }

@@ -69,6 +69,7 @@ type Commit struct {
 	Provider string
 	Model    string // what the hop's EventStart reported, else Hop.Model
 	Trail    Trail  // the attempts before this one
+	Route    string // the Router's decision line; "" when the chain has no Router
 }
 
 // Chain is an ordered list of hops tried one at a time. A Chain is not
@@ -80,6 +81,7 @@ type Chain struct {
 	Observer Observer // optional
 	Clock    Clock    // optional: nil is the system clock
 	Rand     Rand     // optional: nil is math/rand/v2; spreads retry waits (Jitter)
+	Router   Router   // optional: nil tries the hops as listed
 }
 
 // RunOption changes how one Run delivers its answer.
@@ -87,7 +89,9 @@ type RunOption func(*runOptions)
 
 type runOptions struct {
 	buffered bool
-	limit    int64 // content bytes a buffered answer may hold; <= 0: no bound
+	limit    int64     // content bytes a buffered answer may hold; <= 0: no bound
+	task     string    // the task hint for the Router
+	start    time.Time // when Run began, before routing
 }
 
 // Buffered is the Run option of a client that takes the answer whole (a
@@ -122,6 +126,9 @@ type Result struct {
 	// answer's first content went to out: zero when none did, and on a
 	// Buffered Run, whose content goes out only once complete.
 	Elapsed, FirstContent time.Duration
+	// Route is the Router's decision line (TrailLine renders it with the
+	// trail); "" when the chain has no Router.
+	Route string
 }
 
 // Validate reports a chain Run cannot use: no hops, a hop without a name
@@ -168,7 +175,12 @@ func (c *Chain) Run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit 
 	if c.Observer != nil {
 		c.Observer.OnTurnStart(c.Name)
 	}
-	err := c.run(ctx, req, out, commit, o, res)
+	var err error
+	if c.Router == nil {
+		err = c.run(ctx, req, out, commit, o, res)
+	} else {
+		err = c.runRouted(ctx, req, out, commit, o, res)
+	}
 	if c.Observer != nil {
 		c.Observer.OnTurnEnd(c.Name, res, err)
 	}
@@ -185,7 +197,10 @@ func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit 
 	if rnd == nil {
 		rnd = systemRand{}
 	}
-	e := env{policy: p, clock: clk, rand: rnd, opts: o, start: clk.Now()}
+	e := env{policy: p, clock: clk, rand: rnd, opts: o, start: o.start}
+	if e.start.IsZero() {
+		e.start = clk.Now()
+	}
 	defer func() { res.Elapsed = clk.Now().Sub(e.start) }()
 	res.Trail = make(Trail, 0, len(c.Hops))
 	var last error
@@ -384,6 +399,9 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 	}
 
 	r.attempt = Attempt{Provider: hop.Name, Latency: clk.Now().Sub(start), Committed: r.err != nil && r.committed, Skipped: s.finish.Skipped}
+	if !s.firstAt.IsZero() {
+		r.attempt.FirstToken = s.firstAt.Sub(start)
+	}
 	if r.err != nil {
 		var e *sdk.Error
 		if errors.As(r.err, &e) {

@@ -55,6 +55,7 @@ type hopStream struct {
 	done        bool       // Generate returned
 	forwarding  bool       // an event is being written to the client
 	last        time.Time  // when the stream last went back to waiting on the provider
+	firstAt     time.Time  // when the first content event arrived; zero while none has
 	// timer is the first-token timer until the commit, then the idle timer.
 	timer Timer
 }
@@ -179,7 +180,7 @@ func (s *hopStream) accept(ev sdk.Event) (_ sdk.Event, forward, commit bool, flu
 			s.held = append(s.held, ev)
 			return ev, false, false, nil, nil
 		}
-		s.started = true
+		s.started, s.firstAt = true, s.clock.Now()
 		switch {
 		case s.policy.Idle <= 0:
 			if s.timer != nil {

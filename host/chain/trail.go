@@ -63,6 +63,10 @@ type Attempt struct {
 	// stream broke off.
 	Cut     int64         `json:"cut_bytes,omitempty"`
 	Latency time.Duration `json:"latency_ns"`
+	// FirstToken is from the attempt's start until the provider's first
+	// content event, whether or not it reached the client then (a Buffered
+	// Run holds it back); zero when none came. Not in String.
+	FirstToken time.Duration `json:"first_token_ns,omitempty"`
 }
 
 // Trail is the decision trail of one Run, in order.
