@@ -51,6 +51,25 @@ func BenchmarkStreamEvent(b *testing.B) {
 				}
 			}
 		})
+		b.Run(d.name+"/answer_in_one_batch", func(b *testing.B) {
+			// A whole streamed answer whose 16 deltas arrive together:
+			// the exchange, its frames and the end.
+			evs := []sdk.Event{start("glm-4.6")}
+			for range 16 {
+				evs = append(evs, text(" the quick brown fox"))
+			}
+			evs = append(evs, usage(12, 16), finish(sdk.FinishStop))
+			cfg := defaultConfig()
+			c := &call{model: "default", req: &sdk.Request{}, stream: true, includeUsage: true}
+			b.ReportAllocs()
+			for b.Loop() {
+				x := newExchange(cfg, newRecorder(&discardWriter{h: http.Header{}}, time.Now()), d.d, c, "default", ctx, func() {})
+				if err := x.SendBatch(ctx, evs); err != nil {
+					b.Fatal(err)
+				}
+				x.finish(&Answer{Provider: "glm"}, nil)
+			}
+		})
 		b.Run(d.name+"/tool_call", func(b *testing.B) {
 			x := benchExchange(b, d.d)
 			ev := toolCall(0, "call_ehIWdjL1abZk1h8FWGLQ0Hie", "weather", `{"location":"Florence, Italy","unit":"celsius"}`)

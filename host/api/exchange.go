@@ -70,7 +70,8 @@ type exchange struct {
 	ann       Answer
 	committed bool          // the target committed to a provider (commit was called)
 	enc       streamEncoder // set once the stream has started
-	buf       []byte
+	buf       []byte        // frames not yet written
+	unflushed bool          // frames written since the last flush
 	closed    bool
 	ended     bool       // the response was ended before Generate returned (shutdown)
 	werr      error      // writing to the client failed
@@ -128,7 +129,8 @@ func (x *exchange) SendBatch(_ context.Context, evs []sdk.Event) error {
 	return x.flush()
 }
 
-// add takes one event, appending its frames to x.buf. Call with x.mu held.
+// add takes one event and writes its frames to the response writer, which
+// buffers them until the next flush. Call with x.mu held.
 func (x *exchange) add(ev sdk.Event) error {
 	switch {
 	case x.stopErr != nil:
@@ -159,7 +161,7 @@ func (x *exchange) add(ev sdk.Event) error {
 		x.begin()
 	}
 	x.buf = x.enc.event(x.buf, &x.turn, ev)
-	return nil
+	return x.write()
 }
 
 func isContent(t sdk.EventType) bool {
@@ -180,14 +182,16 @@ func (x *exchange) begin() {
 	x.buf = x.enc.open(x.buf, &x.turn)
 }
 
-// flush writes the pending frames and pushes them to the client.
+// flush writes the pending frames and pushes everything written since the
+// last flush to the client.
 func (x *exchange) flush() error {
-	if len(x.buf) == 0 {
-		return nil
-	}
 	if err := x.write(); err != nil {
 		return err
 	}
+	if !x.unflushed {
+		return nil
+	}
+	x.unflushed = false
 	if err := x.w.flush(); err != nil {
 		x.werr = clientGone(err)
 		return x.werr
@@ -196,10 +200,15 @@ func (x *exchange) flush() error {
 }
 
 // write hands the pending frames to the response writer, which buffers
-// them.
+// them; x.buf, one event's frames, is reused, so a batch of events costs
+// no buffer of its own.
 func (x *exchange) write() error {
+	if len(x.buf) == 0 {
+		return nil
+	}
 	_, err := x.w.Write(x.buf)
 	x.buf = x.buf[:0]
+	x.unflushed = true
 	if err != nil {
 		x.werr = clientGone(err)
 		return x.werr

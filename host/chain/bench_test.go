@@ -137,3 +137,37 @@ func BenchmarkRunBuffered(b *testing.B) {
 		}
 	}
 }
+
+// batcher answers as streamer does, its 16 text deltas in one batch, as
+// they arrive from a plugin that had them queued.
+type batcher struct{ usage sdk.Usage }
+
+func (p *batcher) Generate(ctx context.Context, _ *sdk.Request, out sdk.Sink) error {
+	evs := []sdk.Event{{Type: sdk.EventStart, Model: "m"}}
+	for range 16 {
+		evs = append(evs, sdk.Event{Type: sdk.EventTextDelta, Text: "lorem "})
+	}
+	if err := sdk.SendBatch(ctx, out, evs); err != nil {
+		return err
+	}
+	return sdk.SendBatch(ctx, out, []sdk.Event{{Type: sdk.EventUsage, Usage: &p.usage}, {Type: sdk.EventFinish, Finish: sdk.FinishStop}})
+}
+
+// batchDiscard takes batches and drops them.
+type batchDiscard struct{}
+
+func (batchDiscard) Send(context.Context, sdk.Event) error        { return nil }
+func (batchDiscard) SendBatch(context.Context, []sdk.Event) error { return nil }
+
+// BenchmarkRunBatches is a streamed answer of 19 events in two batches.
+func BenchmarkRunBatches(b *testing.B) {
+	c := &Chain{Name: "default", Hops: []Hop{{Name: "p", Provider: &batcher{usage: sdk.Usage{InputTokens: sdk.Tokens(10)}}, Model: "m"}}}
+	req := benchRequest()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Run(ctx, req, batchDiscard{}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -109,6 +109,11 @@ func (s *hopStream) Send(_ context.Context, ev sdk.Event) error {
 func (s *hopStream) SendBatch(_ context.Context, evs []sdk.Event) error {
 	s.mu.Lock()
 	fwd := s.batch[:0]
+	if fwd == nil {
+		if p, ok := heldEvents.Get().(*[]sdk.Event); ok {
+			fwd = *p
+		}
+	}
 	s.batch = nil // in use until the batch is forwarded
 	commit := false
 	var refused error
@@ -335,6 +340,8 @@ func (s *hopStream) end() {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
+	recycleHeld(s.batch) // no batch is taken after the attempt
+	s.batch = nil
 }
 
 // finishClean forwards what is still held and the finish event, once
@@ -354,9 +361,9 @@ func (s *hopStream) finishClean() error {
 	return err
 }
 
-// heldEvents are the slices buffered answers hold their events in,
-// reused: an answer of a few dozen events would otherwise grow one four
-// times over.
+// heldEvents are the slices buffered answers hold their events in, and
+// SendBatch its batches, reused: an answer of a few dozen events would
+// otherwise grow one four times over.
 var heldEvents sync.Pool
 
 // recycleHeld gives evs to the next buffered answer; after the attempt
