@@ -165,10 +165,15 @@ func requestFromProto(p *pb.GenerateRequest) *sdk.Request {
 // ---- Events ----
 
 func eventToProto(e sdk.Event) *pb.Event {
-	out := &pb.Event{
-		Type: string(e.Type), Text: e.Text, Signature: e.Signature, Redacted: e.Redacted,
-		Index: int32(e.Index), Finish: string(e.Finish), Model: e.Model, Skipped: int32(e.Skipped),
-	}
+	out := &pb.Event{}
+	setEvent(out, e)
+	return out
+}
+
+// setEvent fills a reset out with e.
+func setEvent(out *pb.Event, e sdk.Event) {
+	out.Type, out.Text, out.Signature, out.Redacted = string(e.Type), e.Text, e.Signature, e.Redacted
+	out.Index, out.Finish, out.Model, out.Skipped = int32(e.Index), string(e.Finish), e.Model, int32(e.Skipped)
 	if e.ToolCall != nil {
 		out.ToolCall = toolCallToProto(*e.ToolCall)
 	}
@@ -178,7 +183,6 @@ func eventToProto(e sdk.Event) *pb.Event {
 			CacheReadTokens: e.Usage.CacheReadTokens, CacheWriteTokens: e.Usage.CacheWriteTokens,
 		}
 	}
-	return out
 }
 
 func eventFromProto(p *pb.Event) sdk.Event {

@@ -91,6 +91,10 @@ func newBatchSink(stream pb.Provider_GenerateServer) *batchSink {
 	return s
 }
 
+// protoEvents are the messages batchSink sends events in, reused: Send
+// marshals them before it returns.
+var protoEvents = sync.Pool{New: func() any { return new(pb.Event) }}
+
 // errSinkClosed refuses an event sent after Generate returned.
 var errSinkClosed = sdk.Permanentf("protocol error: an event after Generate returned")
 
@@ -103,8 +107,10 @@ func (s *batchSink) Send(ctx context.Context, ev sdk.Event) error {
 		return errSinkClosed
 	default:
 	}
+	pe := protoEvents.Get().(*pb.Event)
+	setEvent(pe, ev)
 	select {
-	case s.events <- eventToProto(ev):
+	case s.events <- pe:
 		return nil
 	case <-s.dead:
 		if s.err != nil {
@@ -147,7 +153,11 @@ func (s *batchSink) run() {
 		}
 		first.More = batch[1:]
 		err := s.stream.Send(first) // marshalled before it returns: batch is free again
-		first.More = nil
+		for _, ev := range batch {
+			ev.Reset()
+			protoEvents.Put(ev)
+		}
+		clear(batch)
 		if err != nil {
 			s.err = err
 			return
