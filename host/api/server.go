@@ -46,6 +46,7 @@ func New(b Backend, opts ...Option) http.Handler {
 	s.handle("POST /v1/messages", s.generate(anthropicDialect{}))
 	s.handle("GET /v1/models", s.listModels)
 	s.handle("GET /v1/models/{id...}", s.getModel)
+	s.handle("GET /v1/stats", s.stats)
 	s.handle("GET /healthz", s.health)
 	if cfg.metrics != nil {
 		s.mux.Handle("GET /metrics", cfg.metrics)

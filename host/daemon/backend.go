@@ -17,7 +17,7 @@ func (b *Daemon) Resolve(model string) (api.Target, bool) {
 		return nil, false
 	}
 	base, _, _ := chain.SplitPinned(model)
-	return route{ch: ch, base: base}, true
+	return route{ch: ch, base: base, b: b, model: model}, true
 }
 
 // Models lists every chain and every CHAIN/PROVIDER pin, from the
@@ -35,10 +35,14 @@ func (b *Daemon) Models(context.Context) []api.ModelInfo {
 }
 
 // route is one resolved model name: ch runs it, base is the chain it
-// belongs to (ch's own name, or the chain a pin was cut from).
+// belongs to (ch's own name, or the chain a pin was cut from). Generate
+// runs the same chain as the request's wire format (sourceOf) when there
+// is one, so its usage fact names it.
 type route struct {
-	ch   *chain.Chain
-	base string
+	ch    *chain.Chain
+	base  string
+	b     *Daemon
+	model string
 }
 
 var _ api.Target = route{}
@@ -56,8 +60,14 @@ func (t route) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, com
 		// outgrows it is refused there, as answer_too_large.
 		opts = append(opts, chain.Buffered(api.DefaultMaxAnswerBytes))
 	}
-	res, err := t.ch.Run(ctx, req, out, func(c chain.Commit) {
-		commit(api.Answer{Chain: t.ch.Name, Provider: c.Provider, Model: c.Model, Trail: c.Trail.String()})
+	ch := t.ch
+	if src := sourceOf(ctx); src != "" && t.b != nil {
+		if c, err := t.b.For(src).Chain(t.model); err == nil {
+			ch = c
+		}
+	}
+	res, err := ch.Run(ctx, req, out, func(c chain.Commit) {
+		commit(api.Answer{Chain: ch.Name, Provider: c.Provider, Model: c.Model, Trail: c.Trail.String()})
 	}, opts...)
-	return &api.Answer{Chain: t.ch.Name, Provider: res.Provider, Model: res.Model, Trail: res.Trail.String()}, err
+	return &api.Answer{Chain: ch.Name, Provider: res.Provider, Model: res.Model, Trail: res.Trail.String()}, err
 }

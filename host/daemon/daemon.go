@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/axonhq/axon/host/egress"
 	"github.com/axonhq/axon/host/faces"
 	"github.com/axonhq/axon/host/supervisor"
+	"github.com/axonhq/axon/host/usage"
 )
 
 // Options tunes a Daemon beyond what the configuration says.
@@ -27,6 +29,10 @@ type Options struct {
 	// started and configured (which opens its panel) on its own. `axon
 	// check` inspects the displays without disturbing a running daemon's.
 	NoFaces bool
+	// Usage, when set, is where the usage facts of the turns go that the
+	// front door, the sessions and For(source) run (never those of
+	// Chain's chains: check's probes). The caller closes it after Close.
+	Usage usage.Writer
 }
 
 // Daemon is a configured axon: plugins, chains and displays.
@@ -37,6 +43,11 @@ type Daemon struct {
 	chains map[string]*chain.Chain
 	order  []string // chain names as configured
 	faces  *faces.Faces
+	prices *usage.Prices
+	// usage records the facts of the sourced chains: one copy of every
+	// chain per usage.Source, whose observers end with the recorder's.
+	usage   *usage.Recorder // nil without Options.Usage
+	sourced map[usage.Source]map[string]*chain.Chain
 }
 
 // New registers every plugin instance (none starts yet) and builds the
@@ -48,7 +59,11 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 	if opts.Supervisor.PluginIDs == (supervisor.IDRange{}) {
 		opts.Supervisor.PluginIDs = supervisor.IDRange(cfg.Axon.PluginIDs)
 	}
-	b := &Daemon{cfg: cfg, logger: logger, sup: supervisor.New(logger, opts.Supervisor), chains: map[string]*chain.Chain{}}
+	prices, err := usage.NewPrices(cfg)
+	if err != nil {
+		return nil, err
+	}
+	b := &Daemon{cfg: cfg, logger: logger, sup: supervisor.New(logger, opts.Supervisor), chains: map[string]*chain.Chain{}, prices: prices}
 	if err := b.addPlugins(lock); err != nil {
 		b.sup.Close()
 		return nil, err
@@ -73,7 +88,35 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 		b.Close()
 		return nil, err
 	}
+	if opts.Usage != nil {
+		b.recordUsage(opts, observers)
+	}
 	return b, nil
+}
+
+// recordUsage starts the usage recorder and builds the chains each source
+// runs: the configured ones with the recorder's observer added.
+func (b *Daemon) recordUsage(opts Options, observers multiObserver) {
+	uo := usage.Options{}
+	if b.logger != nil {
+		uo.Logger = b.logger.Named("usage")
+	}
+	if opts.Metrics != nil {
+		uo.Meter = opts.Metrics
+	}
+	b.usage = usage.NewRecorder(opts.Usage, b.prices, uo)
+	b.usage.Start()
+	b.sourced = map[usage.Source]map[string]*chain.Chain{}
+	for _, src := range usage.Sources() {
+		chains := map[string]*chain.Chain{}
+		obs := append(slices.Clone(observers), b.usage.Observer(src))
+		for name, ch := range b.chains {
+			c := *ch
+			c.Observer = obs
+			chains[name] = &c
+		}
+		b.sourced[src] = chains
+	}
 }
 
 func (b *Daemon) addPlugins(lock *config.Lock) error {
@@ -158,11 +201,13 @@ func (b *Daemon) buildChains(obs chain.Observer) error {
 func (b *Daemon) Supervisor() *supervisor.Supervisor { return b.sup }
 
 // Chain returns the chain for a model name: "CHAIN" or "CHAIN/PROVIDER".
-func (b *Daemon) Chain(model string) (*chain.Chain, error) {
+func (b *Daemon) Chain(model string) (*chain.Chain, error) { return b.lookup(b.chains, model) }
+
+func (b *Daemon) lookup(chains map[string]*chain.Chain, model string) (*chain.Chain, error) {
 	name, provider, pinned := chain.SplitPinned(model)
-	ch, ok := b.chains[name]
+	ch, ok := chains[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q (configured: %s)", ErrNoSuchChain, model, strings.Join(slices.Sorted(maps.Keys(b.chains)), ", "))
+		return nil, fmt.Errorf("%w: %q (configured: %s)", ErrNoSuchChain, model, strings.Join(slices.Sorted(maps.Keys(chains)), ", "))
 	}
 	if !pinned {
 		return ch, nil
@@ -173,14 +218,27 @@ func (b *Daemon) Chain(model string) (*chain.Chain, error) {
 // ErrNoSuchChain: the model names no configured chain or pin.
 var ErrNoSuchChain = errors.New("no such chain")
 
-// Close stops the faces and kills every plugin process.
+// Close stops the faces, kills every plugin process and writes the usage
+// facts still queued (for usageDrain at most).
 func (b *Daemon) Close() {
 	if b.faces != nil {
 		b.faces.Close()
 	}
 	b.haltDisplays()
 	b.sup.Close()
+	if b.usage != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), usageDrain)
+		b.usage.Close(ctx)
+		cancel()
+	}
 }
+
+// usageDrain bounds how long Close waits for the usage store.
+const usageDrain = 5 * time.Second
+
+// Prices are the prices of the configuration: the table under its
+// providers' pricing {} (for routing, and the sessions' budgets).
+func (b *Daemon) Prices() *usage.Prices { return b.prices }
 
 // haltDisplays puts panels to sleep on the way out (E-Ink keeps its last
 // image; a sleeping panel draws no current).

@@ -13,20 +13,23 @@ import (
 	"github.com/axonhq/axon/hcl/config"
 	"github.com/axonhq/axon/host/api"
 	"github.com/axonhq/axon/host/session"
+	"github.com/axonhq/axon/host/usage"
 )
 
 // The sessions API is mounted inside the front door.
 var _ api.Mount = (*session.Handler)(nil)
 
 // FrontDoor is everything `axon serve` serves, assembled in one place: a
-// Daemon with its metrics, its session manager, and the HTTP front door
-// (host/api) with the sessions API mounted at /v1/sessions and the metrics
-// at /metrics. One token check covers every route but /healthz, each route
+// Daemon with its metrics and its usage store, its session manager, and
+// the HTTP front door (host/api) with the sessions API mounted at
+// /v1/sessions, the usage rollups at /v1/stats and the metrics at
+// /metrics. One token check covers every route but /healthz, each route
 // refusing in its own error format, and the metrics count every request,
 // the sessions API's included.
 type FrontDoor struct {
 	daemon   *Daemon
 	sessions *session.Manager
+	store    *usage.Store // nil: no usage store (it could not be opened, or Options.Usage was given)
 	server   *http.Server
 	drain    context.CancelFunc // ends the front door's responses still running
 	logger   hclog.Logger
@@ -36,33 +39,49 @@ type FrontDoor struct {
 // starts its sessions (rebuilding their projections and resuming the runs
 // a crash left open) and builds the front door over both. token is what
 // every client must send, "" for none. opts tune the daemon as for New; a
-// nil Metrics is made here.
+// nil Metrics is made here, and without Usage the facts go to the store in
+// the state directory (usage.Path). A store that cannot be opened is
+// logged and leaves axon serving without usage facts: measuring never
+// stops the broker.
 func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, logger hclog.Logger, token string, opts Options) (*FrontDoor, error) {
 	if opts.Metrics == nil {
 		opts.Metrics = NewMetrics()
 	}
+	var store *usage.Store
+	if opts.Usage == nil {
+		var err error
+		if store, err = usage.Open(ctx, usage.Path(cfg.Axon.StateDir)); err != nil {
+			logger.Error("usage facts will not be recorded", "error", err)
+		} else {
+			opts.Usage = store
+		}
+	}
 	d, err := New(cfg, lock, logger, opts)
 	if err != nil {
+		if store != nil {
+			store.Close()
+		}
 		return nil, err
 	}
 	for _, name := range d.sup.Names() {
 		in, _ := d.sup.Instance(name)
 		logger.Info("plugin sandbox", "plugin", name, "sandbox", in.Layers().String())
 	}
+	f := &FrontDoor{daemon: d, store: store, logger: logger}
 	sessions, err := d.NewSessions()
 	if err != nil {
-		d.Close()
+		f.closeDaemon()
 		return nil, err
 	}
 	if err := sessions.Start(ctx); err != nil {
 		sessions.Shutdown(context.Background())
-		d.Close()
+		f.closeDaemon()
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
 	draining, drain := context.WithCancel(context.Background())
 	// The front door's limits are api.Default*: HTTPServer puts the
 	// connection limits on the http.Server, New the rest on the handler.
-	handler := api.New(d,
+	handler := api.New(statsBackend{Daemon: d, store: store},
 		api.WithToken(token),
 		api.WithMetrics(opts.Metrics.Handler()),
 		api.WithObserver(opts.Metrics),
@@ -70,7 +89,8 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 		api.WithHealth(sessions.Health),
 		api.WithMount("/v1/sessions", sessions.Handler()),
 	)
-	return &FrontDoor{daemon: d, sessions: sessions, server: api.HTTPServer(handler), drain: drain, logger: logger}, nil
+	f.sessions, f.server, f.drain = sessions, api.HTTPServer(withSources(handler)), drain
+	return f, nil
 }
 
 // Handler serves every route of the front door.
@@ -118,5 +138,14 @@ func (f *FrontDoor) Close() {
 	f.server.Close()
 	f.sessions.Shutdown(context.Background())
 	f.drain()
+	f.closeDaemon()
+}
+
+// closeDaemon closes the daemon, which writes the usage facts still
+// queued, then the store.
+func (f *FrontDoor) closeDaemon() {
 	f.daemon.Close()
+	if f.store != nil {
+		f.store.Close()
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/axonhq/axon/host/api"
 	"github.com/axonhq/axon/host/chain"
+	"github.com/axonhq/axon/host/usage"
 )
 
 // Metrics are axon's Prometheus metrics, on a registry of their own. They
@@ -30,11 +31,16 @@ type Metrics struct {
 	egressN   *prometheus.CounterVec
 	rescues   *prometheus.CounterVec
 	skipped   *prometheus.CounterVec
+	tokens    *prometheus.CounterVec
+	cost      *prometheus.CounterVec
+	refCost   *prometheus.CounterVec
+	dropped   prometheus.Counter
 }
 
 var (
 	_ chain.Observer = (*Metrics)(nil)
 	_ api.Observer   = (*Metrics)(nil)
+	_ usage.Meter    = (*Metrics)(nil)
 )
 
 // NewMetrics registers every metric, plus the Go and process collectors.
@@ -77,8 +83,21 @@ func NewMetrics() *Metrics {
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "axon_provider_skipped_events_total", Help: "Upstream stream events a provider plugin could not decode and skipped.",
 		}, []string{"provider"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_tokens_total", Help: "Tokens the answering provider reported, by kind (input, output, cache_read, cache_write); a count it did not report adds nothing.",
+		}, []string{"provider", "kind"}),
+		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_cost_usd_total", Help: "USD the turns cost, at the price table or pricing {} (0 for a local or sub tier); turns that cannot be priced add nothing.",
+		}, []string{"provider"}),
+		refCost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "axon_reference_cost_usd_total", Help: "USD the same turns would have cost at the reference price; less axon_cost_usd_total, the cost avoided.",
+		}, []string{"provider"}),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "axon_usage_facts_dropped_total", Help: "Usage facts that never reached the usage store: its queue was full, or a write failed.",
+		}),
 	}
 	r.MustRegister(m.requests, m.latency, m.firstByte, m.turns, m.attempts, m.fallbacks, m.errors, m.egressB, m.egressN, m.rescues, m.skipped,
+		m.tokens, m.cost, m.refCost, m.dropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -161,6 +180,31 @@ func (m *Metrics) OnTurnEnd(c string, res *chain.Result, err error) {
 		}
 	}
 }
+
+// Fact counts a turn's tokens and cost by the provider that answered.
+func (m *Metrics) Fact(f usage.Fact) {
+	if f.Provider == "" {
+		return
+	}
+	for _, c := range [...]struct {
+		kind string
+		n    *int64
+	}{{"input", f.Tokens.InputTokens}, {"output", f.Tokens.OutputTokens}, {"cache_read", f.Tokens.CacheReadTokens}, {"cache_write", f.Tokens.CacheWriteTokens}} {
+		if c.n != nil && *c.n > 0 {
+			m.tokens.WithLabelValues(f.Provider, c.kind).Add(float64(*c.n))
+		}
+	}
+	// A counter's Add panics below zero: clamp what rounding might leave.
+	if f.CostUSD != nil {
+		m.cost.WithLabelValues(f.Provider).Add(max(0, *f.CostUSD))
+		if f.AvoidedUSD != nil {
+			m.refCost.WithLabelValues(f.Provider).Add(max(0, *f.CostUSD+*f.AvoidedUSD))
+		}
+	}
+}
+
+// Dropped counts usage facts the store lost.
+func (m *Metrics) Dropped(n int) { m.dropped.Add(float64(n)) }
 
 func (m *Metrics) egress(plugin, host string, status int, n int64, _ time.Duration) {
 	m.egressB.WithLabelValues(plugin, host).Add(float64(n))

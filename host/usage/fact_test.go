@@ -60,9 +60,13 @@ provider "glm" {
   preset = "glm"
   tier   = "sub"
 }
-provider "claude" { preset = "anthropic" }
+provider "claude" {
+  preset = "anthropic"
+  tier   = "api"
+}
 provider "mine" {
   preset = "openai"
+  tier   = "api"
   pricing {
     input_per_mtok  = 1
     output_per_mtok = 4
@@ -98,13 +102,13 @@ func TestFactsFromRuns(t *testing.T) {
 		{name: "a fallback to the table's price, cache reads included",
 			hops: map[string]chain.Generator{"glm": gen{err: down}, "claude": answer("claude-sonnet-4-5-20250929",
 				&sdk.Usage{InputTokens: n(1000), OutputTokens: n(100), CacheReadTokens: n(10_000)})},
-			want: Fact{Chain: "default", Provider: "claude", Model: "claude-sonnet-4-5-20250929", Outcome: OutcomeOK, Attempts: 3,
+			want: Fact{Chain: "default", Provider: "claude", Tier: config.TierAPI, Model: "claude-sonnet-4-5-20250929", Outcome: OutcomeOK, Attempts: 3,
 				Tokens:  sdk.Usage{InputTokens: n(1000), OutputTokens: n(100), CacheReadTokens: n(10_000)},
 				CostUSD: f(0.003 + 0.0015 + 0.003), Basis: BasisTable, AvoidedUSD: f((0.005 + 0.0025 + 0.005) - (0.003 + 0.0015 + 0.003)), Reference: DefaultReference}},
 		{name: "pricing {} wins; the provider reported output only",
 			hops: map[string]chain.Generator{"glm": gen{err: &sdk.Error{Class: sdk.ClassPermanent, Status: 401}}, "claude": gen{err: &sdk.Error{Class: sdk.ClassPermanent, Status: 401}},
 				"mine": answer("gpt-5", &sdk.Usage{OutputTokens: n(1_000_000)})},
-			want: Fact{Chain: "default", Provider: "mine", Model: "gpt-5", Outcome: OutcomeOK, Attempts: 3,
+			want: Fact{Chain: "default", Provider: "mine", Tier: config.TierAPI, Model: "gpt-5", Outcome: OutcomeOK, Attempts: 3,
 				Tokens: sdk.Usage{OutputTokens: n(1_000_000)}, CostUSD: f(4), Basis: BasisPricing, AvoidedUSD: f(25 - 4), Reference: DefaultReference}},
 		{name: "no usage reported: absent counts, absent cost",
 			hops: map[string]chain.Generator{"glm": answer("glm-4.6", nil)},

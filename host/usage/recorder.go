@@ -71,6 +71,7 @@ type Recorder struct {
 	closed  atomic.Bool
 	stop    chan struct{}
 	done    chan struct{}
+	flush   chan chan struct{}
 
 	logNext atomic.Int64  // Unix nanoseconds before which no drop is logged
 	logDrop atomic.Uint64 // dropped since the last log line
@@ -82,7 +83,7 @@ type Recorder struct {
 func NewRecorder(w Writer, prices *Prices, opts Options) *Recorder {
 	opts = opts.withDefaults()
 	return &Recorder{w: w, prices: prices, opts: opts, queue: make(chan Fact, opts.Queue),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{}), flush: make(chan chan struct{})}
 }
 
 // Start runs the writer goroutine until Close.
@@ -134,6 +135,26 @@ func (r *Recorder) Close(ctx context.Context) {
 
 var errClosed = errors.New("the recorder is closed")
 
+// Flush returns once every fact recorded before it was called is written
+// (or dropped), or when ctx ends. Tests and `axon stats` in the same
+// process use it; nothing on the request path does.
+func (r *Recorder) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	select {
+	case r.flush <- done:
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (r *Recorder) run() {
 	defer close(r.done)
 	batch := make([]Fact, 0, r.opts.Batch)
@@ -141,6 +162,10 @@ func (r *Recorder) run() {
 		select {
 		case f := <-r.queue:
 			batch = append(batch[:0], f)
+		case done := <-r.flush:
+			r.drain(batch[:0])
+			close(done)
+			continue
 		case <-r.stop:
 			r.drain(batch[:0])
 			return

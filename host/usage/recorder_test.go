@@ -94,6 +94,27 @@ func TestRecordDropsWhenTheQueueIsFull(t *testing.T) {
 	}
 }
 
+// Flush waits for what was recorded before it, not for a Close.
+func TestFlush(t *testing.T) {
+	t.Parallel()
+	w := &memWriter{}
+	rec := NewRecorder(w, nil, Options{})
+	rec.Start()
+	defer rec.Close(context.Background())
+	for range 3 {
+		rec.Record(Fact{})
+	}
+	if err := rec.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	n := len(w.facts)
+	w.mu.Unlock()
+	if n != 3 {
+		t.Errorf("%d facts written after Flush, want 3", n)
+	}
+}
+
 type failingWriter struct{}
 
 func (failingWriter) Write(context.Context, []Fact) error { return errors.New("disk full") }

@@ -18,7 +18,8 @@ const (
 	ByProvider By = "provider"
 	ByTier     By = "tier"
 	ByChain    By = "chain"
-	ByDay      By = "day" // the local calendar day the turn began
+	ByDay      By = "day"    // the local calendar day the turn began
+	BySource   By = "source" // openai, anthropic (the front door), ask, session
 )
 
 // ParseBy reads --by / ?by=; "" is ByProvider.
@@ -26,10 +27,10 @@ func ParseBy(s string) (By, error) {
 	switch b := By(s); b {
 	case "":
 		return ByProvider, nil
-	case ByProvider, ByTier, ByChain, ByDay:
+	case ByProvider, ByTier, ByChain, ByDay, BySource:
 		return b, nil
 	}
-	return "", fmt.Errorf("cannot group by %q: use provider, tier, chain or day", s)
+	return "", fmt.Errorf("cannot group by %q: use provider, tier, chain, day or source", s)
 }
 
 // keyExpr is the SQL of a group's key. The day is SQLite's local time,
@@ -38,7 +39,7 @@ func (b By) keyExpr() string {
 	if b == ByDay {
 		return `strftime('%Y-%m-%d', at_ms / 1000, 'unixepoch', 'localtime')`
 	}
-	return string(b) // a column of the same name; By is one of four constants
+	return string(b) // a column of the same name; By is one of the constants
 }
 
 // ParseSince reads --since / ?since= relative to now: a duration back
@@ -79,13 +80,13 @@ type Report struct {
 	Since time.Time `json:"since"`
 	Until time.Time `json:"until"`
 	By    By        `json:"by"`
-	Rows  []Row     `json:"rows"` // by requests, most first; by day, oldest first
-	Total Row       `json:"total"`
+	Rows  []Row     `json:"rows"`  // by requests, most first; by day, oldest first
+	Total Row       `json:"total"` // key "total"
 }
 
 // Row is one group of a Report.
 type Row struct {
-	Key      string `json:"key"` // the provider, tier, chain or day; "-" for none (no provider answered, no tier set)
+	Key      string `json:"key"` // the provider, tier, chain, day or source; "-" for none (no provider answered, no tier set)
 	Requests int64  `json:"requests"`
 	// Errors are turns that did not answer for a reason of axon's or its
 	// providers' (exhausted, broke off, could not run); refusals and
@@ -122,7 +123,7 @@ func (s *Store) Report(ctx context.Context, q Query) (*Report, error) {
 	if q.Until.IsZero() {
 		q.Until = time.Now()
 	}
-	rep := &Report{Since: q.Since, Until: q.Until, By: by, Rows: []Row{}}
+	rep := &Report{Since: q.Since, Until: q.Until, By: by, Rows: []Row{}, Total: Row{Key: "total"}}
 	span := []any{q.Since.UnixMilli(), q.Until.UnixMilli()}
 	key := by.keyExpr()
 	rows, err := s.db.QueryContext(ctx, `SELECT `+key+`, `+rollupColumns+` FROM facts WHERE at_ms >= ? AND at_ms < ? GROUP BY 1`, span...)
@@ -143,7 +144,7 @@ func (s *Store) Report(ctx context.Context, q Query) (*Report, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("usage report: %w", err)
 	}
-	if err := scanRow(s.db.QueryRowContext(ctx, `SELECT '', `+rollupColumns+` FROM facts WHERE at_ms >= ? AND at_ms < ?`, span...), new(string), &rep.Total); err != nil {
+	if err := scanRow(s.db.QueryRowContext(ctx, `SELECT 'total', `+rollupColumns+` FROM facts WHERE at_ms >= ? AND at_ms < ?`, span...), &rep.Total.Key, &rep.Total); err != nil {
 		return nil, fmt.Errorf("usage report: %w", err)
 	}
 	if err := s.medians(ctx, key, span, rep); err != nil {

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/axonhq/axon/hcl/config"
+	"github.com/axonhq/axon/sdk"
+
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver "sqlite": CGO_ENABLED=0 builds keep working
 )
 
@@ -222,3 +225,48 @@ func OpenExisting(ctx context.Context, path string) (*Store, error) {
 	}
 	return Open(ctx, path)
 }
+
+// Facts reads back the facts that began in [q.Since, q.Until), oldest
+// first (q.By is ignored): the records themselves, for an export or a
+// test.
+func (s *Store) Facts(ctx context.Context, q Query) ([]Fact, error) {
+	if q.Until.IsZero() {
+		q.Until = time.Now()
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT at_ms, source, chain, provider, tier, model, outcome, class, attempts,
+		first_token_ms, total_ms, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+		estimated, cost_usd, cost_basis, avoided_usd, reference
+		FROM facts WHERE at_ms >= ? AND at_ms < ? ORDER BY at_ms, id`, q.Since.UnixMilli(), q.Until.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("usage store: %w", err)
+	}
+	defer rows.Close()
+	var out []Fact
+	for rows.Next() {
+		var f Fact
+		var at int64
+		var first sql.NullFloat64
+		var total float64
+		var in, outTok, cr, cw sql.NullInt64
+		var cost, avoided sql.NullFloat64
+		var src, tier, outcome, class, basis string
+		if err := rows.Scan(&at, &src, &f.Chain, &f.Provider, &tier, &f.Model, &outcome, &class, &f.Attempts,
+			&first, &total, &in, &outTok, &cr, &cw, &f.Estimated, &cost, &basis, &avoided, &f.Reference); err != nil {
+			return nil, fmt.Errorf("usage store: %w", err)
+		}
+		f.At = time.UnixMilli(at)
+		f.Source, f.Tier, f.Outcome, f.Class, f.Basis = Source(src), config.Tier(tier), Outcome(outcome), sdk.Class(class), Basis(basis)
+		f.FirstToken, f.Total = fromMS(first.Float64), fromMS(total)
+		f.Tokens = sdk.Usage{InputTokens: ptr(in), OutputTokens: ptr(outTok), CacheReadTokens: ptr(cr), CacheWriteTokens: ptr(cw)}
+		if cost.Valid {
+			f.CostUSD = &cost.Float64
+		}
+		if avoided.Valid {
+			f.AvoidedUSD = &avoided.Float64
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+func fromMS(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }

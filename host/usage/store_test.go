@@ -59,7 +59,7 @@ func TestReport(t *testing.T) {
 	local := Row{Key: "local", Requests: 1, InputTokens: i(10), OutputTokens: i(5), SpendUSD: f(0), AvoidedUSD: f(0.000175)}
 	claude := Row{Key: "claude", Requests: 1, InputTokens: i(100), OutputTokens: i(10), CacheReadTokens: i(1000), SpendUSD: f(0.00075), AvoidedUSD: f(0.0005), P50FirstTokenMS: f(700)}
 	none := Row{Key: "-", Requests: 1, Errors: 1, ErrorShare: 1}
-	total := Row{Requests: 5, Errors: 1, ErrorShare: 0.2, InputTokens: i(1110), OutputTokens: i(215), CacheReadTokens: i(1000), Unreported: 1,
+	total := Row{Key: "total", Requests: 5, Errors: 1, ErrorShare: 0.2, InputTokens: i(1110), OutputTokens: i(215), CacheReadTokens: i(1000), Unreported: 1,
 		SpendUSD: f(0.00075), AvoidedUSD: f(0.010675), P50FirstTokenMS: f(500)}
 	for _, tc := range []struct {
 		by   By
@@ -222,5 +222,24 @@ func TestOpenExistingDoesNotCreate(t *testing.T) {
 	_, err := OpenExisting(context.Background(), filepath.Join(t.TempDir(), FileName))
 	if err == nil || !strings.Contains(err.Error(), ErrNoStore.Error()) {
 		t.Fatalf("OpenExisting = %v, want ErrNoStore", err)
+	}
+}
+
+// A fact reads back as it was written: absent counts and costs stay
+// absent, times to the millisecond.
+func TestFactsRoundTrip(t *testing.T) {
+	t.Parallel()
+	s, _ := openStore(t)
+	ctx := context.Background()
+	want := sampleFacts()
+	if err := s.Write(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Facts(ctx, Query{Since: day0.Add(-time.Hour), Until: day0.Add(48 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got, approx, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); d != "" {
+		t.Errorf("facts (-written +read):\n%s", d)
 	}
 }
