@@ -18,7 +18,7 @@ func (anthropicDialect) idPrefix() string { return "msg_" }
 func (anthropicDialect) errorBody(e *wireError) (int, []byte) { return e.anthropic() }
 
 // anthropicRequest is the part of a Messages request axon reads. Fields it
-// does not know (metadata, service_tier, ...) are ignored.
+// does not know (service_tier, ...) are ignored; of metadata, only task.
 type anthropicRequest struct {
 	Model         string                 `json:"model"`
 	MaxTokens     *int                   `json:"max_tokens"`
@@ -30,6 +30,7 @@ type anthropicRequest struct {
 	StopSequences []string               `json:"stop_sequences"`
 	Stream        bool                   `json:"stream"`
 	Thinking      *anthropicThinkingOpt  `json:"thinking"`
+	Metadata      json.RawMessage        `json:"metadata"` // only task is read: the task hint
 	// Passed to the provider plugins through sdk.Request.Options.
 	TopP json.RawMessage `json:"top_p"`
 	TopK json.RawMessage `json:"top_k"`
@@ -122,7 +123,11 @@ func (anthropicDialect) decode(body []byte) (*call, error) {
 	}
 	setOption(req, "top_p", w.TopP)
 	setOption(req, "top_k", w.TopK)
-	return &call{model: w.Model, req: req, stream: w.Stream}, nil
+	task, err := metadataTask(w.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	return &call{model: w.Model, req: req, stream: w.Stream, task: task}, nil
 }
 
 // anthropicSystem reads system: a string or a list of text blocks.

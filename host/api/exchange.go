@@ -29,7 +29,8 @@ type call struct {
 	model        string // the model field as sent
 	req          *sdk.Request
 	stream       bool
-	includeUsage bool // OpenAI stream_options.include_usage
+	includeUsage bool   // OpenAI stream_options.include_usage
+	task         string // metadata.task: the task hint routing prefers providers by
 }
 
 // meta names one response.

@@ -34,7 +34,8 @@ type openaiRequest struct {
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	N *int `json:"n"`
+	N        *int            `json:"n"`
+	Metadata json.RawMessage `json:"metadata"` // only task is read: the task hint
 
 	// Knobs passed to the provider plugins through sdk.Request.Options,
 	// under the same names.
@@ -120,11 +121,16 @@ func (openaiDialect) decode(body []byte) (*call, error) {
 	setOption(req, "parallel_tool_calls", w.ParallelToolCalls)
 	setOption(req, "top_p", w.TopP)
 	setOption(req, "seed", w.Seed)
+	task, err := metadataTask(w.Metadata)
+	if err != nil {
+		return nil, err
+	}
 	return &call{
 		model:        w.Model,
 		req:          req,
 		stream:       w.Stream,
 		includeUsage: w.Stream && w.StreamOptions != nil && w.StreamOptions.IncludeUsage,
+		task:         task,
 	}, nil
 }
 

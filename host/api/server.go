@@ -199,7 +199,7 @@ func (s *server) generate(d dialect) func(*recorder, *http.Request) {
 			writeError(w, d, unknownModel(c.model, s.backend.Models(r.Context())))
 			return
 		}
-		ctx, cancel := context.WithCancel(r.Context())
+		ctx, cancel := context.WithCancel(withTask(r.Context(), requestTask(r, c)))
 		defer cancel()
 		x := newExchange(s.cfg, w, d, c, target.Chain(), r.Context(), cancel)
 		if !s.admit.enterChain(x.chain) {
