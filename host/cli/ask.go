@@ -12,6 +12,7 @@ import (
 
 	"github.com/axonhq/axon/host/chain"
 	"github.com/axonhq/axon/host/daemon"
+	"github.com/axonhq/axon/host/usage"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -45,12 +46,14 @@ func (g *globals) ask(ctx context.Context, chainName string, verbose bool, promp
 	if !verbose {
 		logger.SetLevel(hclogLevelQuiet)
 	}
-	b, err := daemon.New(cfg, lock, logger, daemon.Options{})
+	facts, closeFacts := usageStore(ctx, cfg, logger)
+	defer closeFacts() // after b.Close, which writes the turn's fact
+	b, err := daemon.New(cfg, lock, logger, daemon.Options{Usage: facts})
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	ch, err := b.Chain(chainName)
+	ch, err := b.For(usage.SourceAsk).Chain(chainName)
 	if err != nil {
 		return err
 	}

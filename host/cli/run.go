@@ -95,7 +95,9 @@ func (g *globals) runSession(ctx context.Context, f runFlags, prompt string) err
 	if err != nil {
 		return err
 	}
-	b, err := daemon.New(cfg, lock, logger, daemon.Options{})
+	facts, closeFacts := usageStore(ctx, cfg, logger)
+	defer closeFacts() // after b.Close, which writes the last facts
+	b, err := daemon.New(cfg, lock, logger, daemon.Options{Usage: facts})
 	if err != nil {
 		return err
 	}
