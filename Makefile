@@ -96,7 +96,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/daemon/
 	$(GO) test -run '^$$' -bench 'Generate|Egress' -benchmem -benchtime 2000x ./host/supervisor/
 	$(GO) test -run '^$$' -bench PluginStart -benchtime 50x ./host/supervisor/
-	AXON_BENCH_BIN=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'IdleRSS|LoadedRSS' -benchtime 1x ./host/cli/
+	AXON_BENCH_BIN=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'IdleRSS|LoadedRSS|Arm64' -benchtime 1x ./host/cli/
 	$(GO) test -run '^$$' -bench . -benchmem ./host/chain/ ./host/wal/ ./host/api/
 	$(GO) test -run '^$$' -bench . -benchmem ./plugins/...
 	@$(MAKE) --no-print-directory bench-overhead

@@ -356,11 +356,18 @@ func pluginGo(dir string, m *procMem) {
 	m.goStacks = v["/memory/classes/heap/stacks:bytes"] / 1024
 }
 
-// epd starts the epd display plugin as the host would, without a panel
-// (none here): the host fetches its Info and it idles unconfigured. With a
-// profile directory it writes its runtime figures there when stopped.
+// startEPD starts the epd display plugin as the host would, without a
+// panel (none here): the host fetches its Info and it idles unconfigured.
+// With a profile directory it writes its runtime figures there when
+// stopped.
 func startEPD(b *testing.B, bin, profileDir string) (pid int, stop func()) {
-	cmd := exec.Command(filepath.Join(bin, "axon-display-epd"))
+	return startBare(b, exec.Command(filepath.Join(bin, "axon-display-epd")), profileDir)
+}
+
+// startBare starts the plugin cmd runs, unsandboxed and unconfigured, and
+// asks for its Info; stop ends it gracefully (it then writes its runtime
+// figures into profileDir, when set).
+func startBare(b *testing.B, cmd *exec.Cmd, profileDir string) (pid int, stop func()) {
 	if profileDir != "" {
 		os.MkdirAll(profileDir, 0o700)
 		cmd.Env = []string{pluginrpc.ProfileDirEnv + "=" + profileDir}
@@ -368,7 +375,7 @@ func startEPD(b *testing.B, bin, profileDir string) (pid int, stop func()) {
 	c := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig: pluginrpc.Handshake, VersionedPlugins: pluginrpc.ClientPlugins(),
 		Cmd: cmd, AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		AutoMTLS: true, SkipHostEnv: true, Logger: hclog.NewNullLogger(),
+		AutoMTLS: true, SkipHostEnv: true, Logger: hclog.NewNullLogger(), StartTimeout: 2 * time.Minute,
 	})
 	rpc, err := c.Client()
 	if err != nil {
