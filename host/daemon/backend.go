@@ -60,6 +60,9 @@ func (t route) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, com
 		// outgrows it is refused there, as answer_too_large.
 		opts = append(opts, chain.Buffered(api.DefaultMaxAnswerBytes))
 	}
+	if task := api.TaskOf(ctx); task != "" {
+		opts = append(opts, chain.Task(task))
+	}
 	ch := t.ch
 	if src := sourceOf(ctx); src != "" && t.b != nil {
 		if c, err := t.b.For(src).Chain(t.model); err == nil {
@@ -67,7 +70,7 @@ func (t route) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, com
 		}
 	}
 	res, err := ch.Run(ctx, req, out, func(c chain.Commit) {
-		commit(api.Answer{Chain: ch.Name, Provider: c.Provider, Model: c.Model, Trail: c.Trail.String()})
+		commit(api.Answer{Chain: ch.Name, Provider: c.Provider, Model: c.Model, Trail: chain.TrailLine(c.Route, c.Trail)})
 	}, opts...)
-	return &api.Answer{Chain: ch.Name, Provider: res.Provider, Model: res.Model, Trail: res.Trail.String()}, err
+	return &api.Answer{Chain: ch.Name, Provider: res.Provider, Model: res.Model, Trail: chain.TrailLine(res.Route, res.Trail)}, err
 }

@@ -88,6 +88,10 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 		b.Close()
 		return nil, err
 	}
+	if err := b.routeChains(opts); err != nil {
+		b.Close()
+		return nil, err
+	}
 	if opts.Usage != nil {
 		b.recordUsage(opts, observers)
 	}
@@ -212,7 +216,7 @@ func (b *Daemon) lookup(chains map[string]*chain.Chain, model string) (*chain.Ch
 	if !pinned {
 		return ch, nil
 	}
-	return ch.Pin(provider)
+	return pin(ch, provider)
 }
 
 // ErrNoSuchChain: the model names no configured chain or pin.
@@ -226,6 +230,7 @@ func (b *Daemon) Close() {
 	}
 	b.haltDisplays()
 	b.sup.Close()
+	b.closeRouters()
 	if b.usage != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), usageDrain)
 		b.usage.Close(ctx)

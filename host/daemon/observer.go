@@ -56,7 +56,7 @@ type turnLog struct {
 var _ chain.Observer = turnLog{}
 
 func (l turnLog) OnTurnEnd(c string, res *chain.Result, err error) {
-	l.logger.Info("turn", "chain", c, "provider", res.Provider, "outcome", turnOutcome(err), "trail", res.Trail.String())
+	l.logger.Info("turn", "chain", c, "provider", res.Provider, "outcome", turnOutcome(err), "trail", chain.TrailLine(res.Route, res.Trail))
 }
 
 // turnOutcome names how a turn ended, in one word for the log.

@@ -38,7 +38,21 @@ func newRig(t testing.TB, hclText string, opts Options) *rig {
 // newRigWithToken is newRig with a front door that requires token.
 func newRigWithToken(t testing.TB, hclText, token string, opts Options) *rig {
 	t.Helper()
-	text := fmt.Sprintf("axon {\n  state_dir = %q\n  plugin_dir = %q\n}\n", t.TempDir(), binDir) + hclText
+	return newRigAxon(t, "", hclText, token, opts)
+}
+
+// newRigAxon is newRigWithToken with axonBody added to the axon block
+// (billing { enabled = true }).
+func newRigAxon(t testing.TB, axonBody, hclText, token string, opts Options) *rig {
+	t.Helper()
+	return newRigIn(t, t.TempDir(), axonBody, hclText, token, opts)
+}
+
+// newRigIn is newRigAxon with the state directory stateDir: a second rig
+// on the same directory is axon restarted.
+func newRigIn(t testing.TB, stateDir, axonBody, hclText, token string, opts Options) *rig {
+	t.Helper()
+	text := fmt.Sprintf("axon {\n  state_dir = %q\n  plugin_dir = %q\n  %s\n}\n", stateDir, binDir, axonBody) + hclText
 	loader := config.NewLoader(config.Options{HomeDir: t.TempDir(), ExecutableDir: binDir})
 	cfg, diags := loader.Parse("e2e.hcl", []byte(text))
 	if diags.HasErrors() {

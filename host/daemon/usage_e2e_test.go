@@ -52,6 +52,7 @@ provider "claude" {
   model      = "claude-sonnet-4-5"
   credential = file("` + key + `")
   tier       = "api"
+  enabled    = true # behind the paid gate, which the rig's axon block opens
 }
 provider "mine" {
   plugin   = "openai"
@@ -94,7 +95,7 @@ func TestUsageFacts(t *testing.T) {
 	mine := newUpstream(t, openaiText("gpt-x-1", "priced", "answer", "here"))
 	bare := newUpstream(t, openaiNoUsage("m", "no", "usage"))
 	down := newUpstream(t, status(500, nil, `{"error":{"message":"boom","type":"server_error"}}`))
-	r := newRigWithToken(t, usageHCL(t, local, claude, mine, bare, down), frontDoorToken, Options{})
+	r := newRigAxon(t, "billing { enabled = true }", usageHCL(t, local, claude, mine, bare, down), frontDoorToken, Options{})
 
 	for _, c := range []struct {
 		path, body string
