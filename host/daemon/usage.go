@@ -3,7 +3,9 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/axonhq/axon/host/api"
 	"github.com/axonhq/axon/host/chain"
@@ -69,9 +71,18 @@ var _ api.StatsBackend = statsBackend{}
 // errNoUsageStore: GET /v1/stats while the usage store is unavailable.
 var errNoUsageStore = errors.New("the usage store is not available (see the log at startup)")
 
-func (s statsBackend) Stats(ctx context.Context, q usage.Query) (*usage.Report, error) {
+func (s statsBackend) Stats(ctx context.Context, sinceArg, byArg string) (any, error) {
+	now := time.Now()
+	since, err := usage.ParseSince(sinceArg, now)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", api.ErrStatsQuery, err)
+	}
+	by, err := usage.ParseBy(byArg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", api.ErrStatsQuery, err)
+	}
 	if s.store == nil {
 		return nil, errNoUsageStore
 	}
-	return s.store.Report(ctx, q)
+	return s.store.Report(ctx, usage.Query{Since: since, Until: now.Add(time.Millisecond), By: by})
 }
