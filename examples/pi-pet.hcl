@@ -11,6 +11,7 @@ axon {
   listen     = "127.0.0.1:7070"
   state_dir  = "/var/lib/axon"          # the unit's StateDirectory
   plugin_dir = "/usr/local/lib/axon"    # where install.sh puts the plugins
+  idle_stop  = "5m"                     # stop providers and tools unused for 5 min (the display stays)
 }
 
 # Z.ai's GLM through its Anthropic-compatible endpoint. The preset fills
