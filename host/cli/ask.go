@@ -17,10 +17,10 @@ import (
 )
 
 func newAsk(g *globals) *cobra.Command {
-	var chainName string
+	var chainName, task string
 	var verbose bool
 	cmd := &cobra.Command{
-		Use:   "ask [--chain NAME] [-v] PROMPT",
+		Use:   "ask [--chain NAME] [--task TASK] [-v] PROMPT",
 		Short: "Send one prompt through a chain and stream the answer",
 		Long: "ask runs the chain in this process, with its own plugin processes (it does not " +
 			"need `axon serve`, and never drives the displays). With -v it prints the decision trail.",
@@ -28,15 +28,16 @@ func newAsk(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			return g.ask(ctx, chainName, verbose, strings.Join(args, " "))
+			return g.ask(ctx, chainName, task, verbose, strings.Join(args, " "))
 		},
 	}
 	cmd.Flags().StringVar(&chainName, "chain", "default", "chain, or CHAIN/PROVIDER to pin one provider")
+	cmd.Flags().StringVar(&task, "task", "", "what the prompt is for (\"code\"): routing tries the providers whose good_at holds it first")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print the decision trail")
 	return cmd
 }
 
-func (g *globals) ask(ctx context.Context, chainName string, verbose bool, prompt string) error {
+func (g *globals) ask(ctx context.Context, chainName, task string, verbose bool, prompt string) error {
 	cfg, lock, err := g.load()
 	if err != nil {
 		return err
@@ -59,16 +60,20 @@ func (g *globals) ask(ctx context.Context, chainName string, verbose bool, promp
 	}
 	req := &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: prompt}}}}}
 	out := &terminalSink{g: g}
-	res, err := ch.Run(ctx, req, out, nil)
+	var opts []chain.RunOption
+	if task != "" {
+		opts = append(opts, chain.Task(task))
+	}
+	res, err := ch.Run(ctx, req, out, nil, opts...)
 	if out.wrote {
 		fmt.Fprintln(g.stdout)
 	}
 	switch {
 	case !verbose || res == nil:
 	case res.Provider == "":
-		fmt.Fprintf(g.stderr, "chain %s did not answer; trail: %s\n", res.Chain, res.Trail)
+		fmt.Fprintf(g.stderr, "chain %s did not answer; trail: %s\n", res.Chain, chain.TrailLine(res.Route, res.Trail))
 	default:
-		fmt.Fprintf(g.stderr, "chain %s answered by %s (%s); trail: %s\n", res.Chain, res.Provider, orDash(res.Model), res.Trail)
+		fmt.Fprintf(g.stderr, "chain %s answered by %s (%s); trail: %s\n", res.Chain, res.Provider, orDash(res.Model), chain.TrailLine(res.Route, res.Trail))
 	}
 	if err == nil {
 		return nil

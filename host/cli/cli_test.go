@@ -57,8 +57,18 @@ func env_(t *testing.T, vars map[string]string, out, errb io.Writer) env {
 
 func writeConfig(t *testing.T, text string) string {
 	t.Helper()
+	return writeConfigAxon(t, "", text)
+}
+
+// writeConfigAxon is writeConfig with axonBody in the axon block
+// (billing { enabled = true }).
+func writeConfigAxon(t *testing.T, axonBody, text string) string {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "axon.hcl")
-	full := fmt.Sprintf("axon {\n  state_dir = %q\n  plugin_dir = %q\n}\n%s", t.TempDir(), binDir, text)
+	if axonBody != "" {
+		axonBody = "  " + axonBody + "\n" // lines below the axon block move only when there is one
+	}
+	full := fmt.Sprintf("axon {\n  state_dir = %q\n  plugin_dir = %q\n%s}\n%s", t.TempDir(), binDir, axonBody, text)
 	if err := os.WriteFile(p, []byte(full), 0o600); err != nil {
 		t.Fatal(err)
 	}

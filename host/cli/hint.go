@@ -13,6 +13,7 @@ import (
 	"github.com/axonhq/axon/hcl/config"
 	"github.com/axonhq/axon/hcl/credref"
 	"github.com/axonhq/axon/host/chain"
+	"github.com/axonhq/axon/host/routing"
 	"github.com/axonhq/axon/host/supervisor"
 	"github.com/axonhq/axon/sdk"
 )
@@ -37,6 +38,10 @@ func failureHint(cfg *config.Config, ex *chain.ExhaustedError) string {
 	var e *sdk.Error
 	errors.As(err, &e)
 	switch {
+	case e != nil && e.Code == routing.CodeNoRoute:
+		return "routing left no provider to try: a tier \"api\" provider is tried only with axon { billing { enabled = true } } and enabled = true in its block, and one with enabled = false never (`axon check` warns about both)."
+	case e != nil && e.Code == routing.CodeBudgetExhausted:
+		return "every provider routing could try is over its monthly budget (budget { usd_per_month }) this month: `axon stats --by provider` shows the spend; raise the budget or add an unpaid provider to the chain."
 	case errors.Is(err, supervisor.ErrChecksum) && provider != nil:
 		return checksumHint(cfg, provider)
 	case errors.Is(err, supervisor.ErrChecksum):

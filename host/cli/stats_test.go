@@ -36,12 +36,13 @@ func statsConfig(t *testing.T, priced, local, down string) string {
 	if err := os.WriteFile(key, []byte("sk-test"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return writeConfig(t, `
+	return writeConfigAxon(t, "billing { enabled = true }", `
 provider "metered" {
   preset     = "openai"
   base_url   = "`+priced+`/v1"
   model      = "gpt-4o-mini"
   credential = file("`+key+`")
+  enabled    = true # tier "api": behind the paid gate, which the axon block opens
 }
 provider "local" {
   plugin   = "openai"

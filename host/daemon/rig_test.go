@@ -52,7 +52,10 @@ func newRigAxon(t testing.TB, axonBody, hclText, token string, opts Options) *ri
 // on the same directory is axon restarted.
 func newRigIn(t testing.TB, stateDir, axonBody, hclText, token string, opts Options) *rig {
 	t.Helper()
-	text := fmt.Sprintf("axon {\n  state_dir = %q\n  plugin_dir = %q\n  %s\n}\n", stateDir, binDir, axonBody) + hclText
+	if axonBody != "" {
+		axonBody = "  " + axonBody + "\n" // lines below the axon block move only when there is one
+	}
+	text := fmt.Sprintf("axon {\n  state_dir = %q\n  plugin_dir = %q\n%s}\n", stateDir, binDir, axonBody) + hclText
 	loader := config.NewLoader(config.Options{HomeDir: t.TempDir(), ExecutableDir: binDir})
 	cfg, diags := loader.Parse("e2e.hcl", []byte(text))
 	if diags.HasErrors() {
