@@ -50,7 +50,7 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 	var store *usage.Store
 	if opts.Usage == nil {
 		var err error
-		if store, err = usage.Open(ctx, usage.Path(cfg.Axon.StateDir)); err != nil {
+		if store, err = usage.OpenLazily(usage.Path(cfg.Axon.StateDir)); err != nil {
 			logger.Error("usage facts will not be recorded", "error", err)
 		} else {
 			opts.Usage = store

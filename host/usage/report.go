@@ -120,6 +120,9 @@ func (s *Store) Report(ctx context.Context, q Query) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	if q.Until.IsZero() {
 		q.Until = time.Now()
 	}

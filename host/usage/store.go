@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/axonhq/axon/hcl/config"
@@ -27,6 +28,11 @@ func Path(stateDir string) string { return filepath.Join(stateDir, FileName) }
 // axon ask, axon stats): SQLite locks it, writers wait for each other.
 type Store struct {
 	db *sql.DB
+
+	// Set by OpenLazily: the schema is brought up to version on first use.
+	mu      sync.Mutex
+	pending bool
+	version int
 }
 
 // Writer takes batches of facts; *Store is the one axon uses.
@@ -82,10 +88,43 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return open(ctx, path, len(migrations))
 }
 
-func open(ctx context.Context, path string, version int) (*Store, error) {
+// OpenLazily is Open with the database itself opened on first use: an
+// idle daemon never runs (or pages in) SQLite's code, which is 3.5 MB of
+// resident memory once the store is opened. The directory is made and the
+// file checked here, so a state directory axon cannot write is still
+// reported at start; a failure of the deferred open is the error of the
+// first call, and the next call tries again.
+func OpenLazily(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("usage store: %w", err)
 	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("usage store: %w", err)
+	}
+	f.Close()
+	db, err := sqlOpen(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{db: db, pending: true, version: len(migrations)}, nil
+}
+
+// ready brings a lazily opened store's schema up to date, once.
+func (s *Store) ready(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.pending {
+		return nil
+	}
+	if err := s.migrate(ctx, s.version); err != nil {
+		return fmt.Errorf("usage store: %w", err)
+	}
+	s.pending = false
+	return nil
+}
+
+func sqlOpen(path string) (*sql.DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)") // another process's write: wait, do not fail
 	q.Add("_pragma", "journal_mode(WAL)")  // readers (axon stats) never block the writer
@@ -96,6 +135,17 @@ func open(ctx context.Context, path string, version int) (*Store, error) {
 		return nil, fmt.Errorf("usage store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(2) // the writer and one reader
+	return db, nil
+}
+
+func open(ctx context.Context, path string, version int) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("usage store: %w", err)
+	}
+	db, err := sqlOpen(path)
+	if err != nil {
+		return nil, err
+	}
 	s := &Store{db: db}
 	if err := s.migrate(ctx, version); err != nil {
 		db.Close()
@@ -146,6 +196,9 @@ func (s *Store) step(ctx context.Context, version int) (done bool, err error) {
 
 // Version is the database's schema version.
 func (s *Store) Version(ctx context.Context) (int, error) {
+	if err := s.ready(ctx); err != nil {
+		return 0, err
+	}
 	var v int
 	err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v)
 	return v, err
@@ -163,6 +216,9 @@ const insertFact = `INSERT INTO facts (at_ms, source, chain, provider, tier, mod
 func (s *Store) Write(ctx context.Context, facts []Fact) error {
 	if len(facts) == 0 {
 		return nil
+	}
+	if err := s.ready(ctx); err != nil {
+		return err
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -198,6 +254,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // what a budget has spent. It reads the facts written so far; the
 // Recorder's queue writes them within a second or so.
 func (s *Store) SpendSince(ctx context.Context, provider string, since time.Time) (float64, error) {
+	if err := s.ready(ctx); err != nil {
+		return 0, err
+	}
 	var usd sql.NullFloat64
 	err := s.db.QueryRowContext(ctx, `SELECT SUM(cost_usd) FROM facts WHERE provider = ? AND at_ms >= ?`,
 		provider, since.UnixMilli()).Scan(&usd)
@@ -230,6 +289,9 @@ func OpenExisting(ctx context.Context, path string) (*Store, error) {
 // first (q.By is ignored): the records themselves, for an export or a
 // test.
 func (s *Store) Facts(ctx context.Context, q Query) ([]Fact, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
 	if q.Until.IsZero() {
 		q.Until = time.Now()
 	}

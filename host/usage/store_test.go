@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -241,5 +242,55 @@ func TestFactsRoundTrip(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got, approx, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); d != "" {
 		t.Errorf("facts (-written +read):\n%s", d)
+	}
+}
+
+// TestOpenLazily: the schema is made on first use, not at open (an idle
+// daemon never runs SQLite), a first use that fails says why and the store
+// stays usable for the next, and a state directory that cannot be made is
+// an error at open.
+func TestOpenLazily(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state", FileName)
+	s, err := OpenLazily(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != 0 {
+		t.Fatalf("before first use: version %d, %v; want 0 (no schema yet)", v, err)
+	}
+	if err := s.Write(ctx, sampleFacts()); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Version(ctx); v != SchemaVersion || err != nil {
+		t.Fatalf("after first use: version %d, %v; want %d", v, err, SchemaVersion)
+	}
+	if got, err := s.Facts(ctx, Query{Since: day0.Add(-time.Hour), Until: day0.Add(48 * time.Hour)}); err != nil || len(got) != len(sampleFacts()) {
+		t.Fatalf("read back %d facts, %v", len(got), err)
+	}
+
+	newer, path2 := openStore(t)
+	if _, err := newer.db.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	newer.Close()
+	lazy, err := OpenLazily(path2)
+	if err != nil {
+		t.Fatalf("OpenLazily reads nothing yet: %v", err)
+	}
+	defer lazy.Close()
+	if _, err := lazy.SpendSince(ctx, "glm", day0); err == nil || !strings.Contains(err.Error(), "schema version 99 is newer") {
+		t.Errorf("first use of a newer database: %v, want the refusal", err)
+	}
+
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenLazily(filepath.Join(file, "state", FileName)); err == nil {
+		t.Error("a state directory under a file was accepted")
 	}
 }
