@@ -35,8 +35,13 @@ func (l *Loader) axonChain(value string) ([]byte, hcl.Diagnostics) {
 		})
 	}
 
+	billing, d := l.chainBilling()
+	diags = append(diags, d...)
 	f := hclwrite.NewEmptyFile()
 	body := f.Body()
+	if billing {
+		body.AppendNewBlock("axon", nil).Body().AppendNewBlock("billing", nil).Body().SetAttributeValue("enabled", cty.True)
+	}
 	var refs []hclwrite.Tokens
 	for _, e := range entries {
 		p, ok := LookupPreset(e.name)
@@ -51,6 +56,19 @@ func (l *Loader) axonChain(value string) ([]byte, hcl.Diagnostics) {
 		}
 		block := body.AppendNewBlock("provider", []string{p.Name}).Body()
 		block.SetAttributeValue("preset", cty.StringVal(p.Name))
+		if p.Tier == TierAPI {
+			if billing {
+				block.SetAttributeValue("enabled", cty.True)
+			} else {
+				diags = diags.Append(&hcl.Diagnostic{
+					Severity: hcl.DiagWarning,
+					Summary:  "Paid preset in AXON_CHAIN",
+					Detail: fmt.Sprintf("Preset %q is billed per token, and the paid gate is closed: no request is sent to it. Set %s=on to use it as the last resort, after every unpaid preset of the chain failed.",
+						p.Name, envBilling),
+					Subject: e.rng.Ptr(),
+				})
+			}
+		}
 		if p.KeyEnv != "" {
 			keyVar, d := l.chainKey(p, e.rng)
 			diags = append(diags, d...)
@@ -77,6 +95,28 @@ func (l *Loader) axonChain(value string) ([]byte, hcl.Diagnostics) {
 	body.AppendNewBlock("chain", []string{DefaultChain}).Body().SetAttributeRaw("providers", hclwrite.TokensForTuple(refs))
 	header := fmt.Sprintf("# Generated from AXON_CHAIN=%q.\n\n", value)
 	return append([]byte(header), f.Bytes()...), diags
+}
+
+// envBilling opens the paid gate of the AXON_CHAIN chain: with it on, the
+// generated configuration says axon { billing { enabled = true } } and
+// enabled = true in every tier "api" preset's block.
+const envBilling = "AXON_BILLING"
+
+// chainBilling reads AXON_BILLING strictly: on/true/1 or off/false/0 (or
+// unset); anything else is an error, never a yes.
+func (l *Loader) chainBilling() (bool, hcl.Diagnostics) {
+	v, _ := l.lookupEnv(envBilling)
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "1":
+		return true, nil
+	case "", "off", "false", "0":
+		return false, nil
+	}
+	return false, hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid AXON_BILLING",
+		Detail:   fmt.Sprintf("$%s is %q; set it to on or off (unset is off).", envBilling, v),
+	}}
 }
 
 // chainKey returns the variable that holds p's key: <PRESET>_API_KEY, else

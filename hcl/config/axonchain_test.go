@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -92,7 +93,7 @@ func TestAxonChain(t *testing.T) {
 		{
 			name:      "missing model",
 			env:       map[string]string{"AXON_CHAIN": "ollama,openai", "OPENAI_API_KEY": "k"},
-			wantDiags: []string{"error: Missing model for AXON_CHAIN preset @$AXON_CHAIN:1:8"},
+			wantDiags: []string{"warning: Paid preset in AXON_CHAIN @$AXON_CHAIN:1:8", "error: Missing model for AXON_CHAIN preset @$AXON_CHAIN:1:8"},
 		},
 		{
 			name:      "model with HCL template characters is kept literally",
@@ -215,6 +216,50 @@ Preset "glm" has no default model: set GLM_MODEL to the model to use.
 			_, diags := l.Load("")
 			if diff := cmp.Diff(tc.want, render(t, l.Files(), diags)); diff != "" {
 				t.Errorf("diagnostics (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestAxonChainBilling: a metered preset in AXON_CHAIN stays behind the
+// paid gate (with a warning saying how to open it) unless AXON_BILLING=on,
+// which opens the gate for the generated chain; any other value is an
+// error, never a yes.
+func TestAxonChainBilling(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"AXON_CHAIN": "ollama,openai", "OPENAI_API_KEY": "k", "OPENAI_MODEL": "gpt-4o-mini"}
+	with := func(v string) map[string]string {
+		m := maps.Clone(base)
+		m["AXON_BILLING"] = v
+		return m
+	}
+	for _, tc := range []struct {
+		name      string
+		env       map[string]string
+		wantGate  string
+		wantDiags []string
+	}{
+		{"unset", base, GatePaid, []string{"warning: Paid preset in AXON_CHAIN @$AXON_CHAIN:1:8"}},
+		{"off", with("off"), GatePaid, []string{"warning: Paid preset in AXON_CHAIN @$AXON_CHAIN:1:8"}},
+		{"on", with("on"), "", nil},
+		{"1", with("1"), "", nil},
+		{"not a boolean", with("yes please"), "", []string{"error: Invalid AXON_BILLING", "warning: Paid preset in AXON_CHAIN @$AXON_CHAIN:1:8"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l := NewLoader(Options{LookupEnv: mapEnv(tc.env), GOOS: "linux"})
+			cfg, diags := l.Load("")
+			if diff := cmp.Diff(tc.wantDiags, summaries(diags)); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s\n%s", diff, render(t, l.Files(), diags))
+			}
+			if diags.HasErrors() {
+				return
+			}
+			if got := cfg.Gate(cfg.Provider("openai")); got != tc.wantGate {
+				t.Errorf("openai's gate = %q, want %q", got, tc.wantGate)
+			}
+			if got := cfg.Gate(cfg.Provider("ollama")); got != "" {
+				t.Errorf("ollama's gate = %q, want open", got)
 			}
 		})
 	}

@@ -173,6 +173,9 @@ func (r *reader) validateRouting(cfg *Config) {
 			continue
 		}
 		switch {
+		case cfg.Gate(p) == GatePaid && p.DefRange.Filename == generatedFile:
+			// The AXON_CHAIN entry has its own warning: the user has no
+			// block to edit, only AXON_BILLING to set.
 		case cfg.Gate(p) == GatePaid && !cfg.Axon.Billing.Enabled:
 			r.warnf(p.DefRange, "Paid provider is never routed",
 				"provider %q is tier \"api\" (billed per token) and billing is off, so no request is sent to it; axon check and /v1/models still show it. To use it as the last resort, after every unpaid provider of a chain failed, set axon { billing { enabled = true } } and enabled = true in this block.", p.Name)
