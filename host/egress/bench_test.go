@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime/metrics"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -42,7 +41,6 @@ func BenchmarkDo(b *testing.B) {
 	buf := make([]byte, 32<<10)
 	ctx := context.Background()
 	b.ReportAllocs()
-	created := goroutinesCreated()
 	for b.Loop() {
 		resp, err := s.Do(ctx, &sdk.EgressRequest{Method: "POST", URL: srv.URL + "/v1/chat/completions", Header: header, Body: bytes.NewReader(body)})
 		if err != nil {
@@ -64,12 +62,4 @@ func BenchmarkDo(b *testing.B) {
 			b.Fatalf("read %d bytes", n)
 		}
 	}
-	b.ReportMetric(float64(goroutinesCreated()-created)/float64(b.N), "goroutines/op")
-}
-
-// goroutinesCreated counts the goroutines the process has started.
-func goroutinesCreated() uint64 {
-	m := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
-	metrics.Read(m)
-	return m[0].Value.Uint64()
 }

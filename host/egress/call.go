@@ -21,9 +21,6 @@ type call struct {
 	stop   context.CancelFunc      // the total deadline's
 	slots  chan struct{}
 	once   sync.Once
-
-	mu      sync.Mutex
-	unwatch func() bool // stops the end that ctx's end would run
 }
 
 // begin takes a slot, or refuses at once when every slot is busy: a queue
@@ -42,10 +39,7 @@ func (s *Service) begin(parent context.Context, body io.Reader) (*call, error) {
 	c := &call{ctx: ctx, cancel: cancel, stop: stop, slots: s.slots}
 	// Whatever ends the call (the deadline, a limit, the caller) frees its
 	// slot, even if no one reads or closes the response body.
-	// (Under mu: a ctx already done runs c.end at once, on its own.)
-	c.mu.Lock()
-	c.unwatch = context.AfterFunc(ctx, c.end)
-	c.mu.Unlock()
+	context.AfterFunc(ctx, c.end)
 	// A Read blocked on the plugin's body holds net/http's writer
 	// goroutine; closing the body, once the call is over, lets it go.
 	if cl, ok := body.(io.Closer); ok {
@@ -69,11 +63,6 @@ func (c *call) failure() error {
 // end releases everything the call holds; it is safe to call twice.
 func (c *call) end() {
 	c.once.Do(func() {
-		// Ended from here (the body's end or close), the call's own cancel
-		// below must not start a goroutine only to find it ended.
-		c.mu.Lock()
-		c.unwatch()
-		c.mu.Unlock()
 		c.stop()
 		c.cancel(nil)
 		<-c.slots
