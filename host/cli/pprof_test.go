@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -45,29 +43,7 @@ chain "default" { providers = [provider.h] }
 		t.Fatal(err)
 	}
 	pprofAddr := freeLoopbackAddr(t)
-	cmd := exec.Command(filepath.Join(binDir, "axon"), "serve", "--config", cfg, "--pprof", pprofAddr, "--plugin-profiles", profiles)
-	cmd.Env = []string{"HOME=" + t.TempDir()}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("axon serve's log:\n%s", stderr.String())
-		}
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("axon serve did not start: %v", err)
-	}
-	front := strings.Fields(strings.TrimPrefix(line, "axon listening on "))[0]
+	front, cmd := startServe(t, cfg, "--pprof", pprofAddr, "--plugin-profiles", profiles)
 
 	client := &http.Client{Timeout: frontDoorHangGuard}
 	get := func(url string) (int, string) {

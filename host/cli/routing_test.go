@@ -96,10 +96,11 @@ func TestServeRotationSurvivesKill(t *testing.T) {
 	}
 }
 
-// startServe starts `axon serve --config cfg` and returns its base URL.
-func startServe(t *testing.T, cfg string) (string, *exec.Cmd) {
+// startServe starts `axon serve --config cfg [args]` and returns its base
+// URL; the process is killed when the test ends (its log shown if it failed).
+func startServe(t *testing.T, cfg string, args ...string) (string, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(binDir, "axon"), "serve", "--config", cfg)
+	cmd := exec.Command(filepath.Join(binDir, "axon"), append([]string{"serve", "--config", cfg}, args...)...)
 	cmd.Env = []string{"HOME=" + t.TempDir()}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
