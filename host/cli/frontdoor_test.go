@@ -56,29 +56,7 @@ chain "default" { providers = [provider.h] }
 	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(binDir, "axon"), "serve", "--grace", grace.String(), "--config", cfg)
-	cmd.Env = []string{"HOME=" + t.TempDir()}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("axon serve's log:\n%s", stderr.String())
-		}
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("axon serve did not start: %v", err)
-	}
-	return strings.Fields(strings.TrimPrefix(line, "axon listening on "))[0], cmd
+	return startServe(t, cfg, "--grace", grace.String())
 }
 
 // TestServeShutdownEndsStreams: streams still running when the grace after
