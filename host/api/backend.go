@@ -68,4 +68,11 @@ type ModelInfo struct {
 	Chain    string // the chain it runs
 	Provider string // the pinned provider; empty for a whole chain
 	Model    string // the upstream model of a pin, when known
+	// Tier, GoodAt and Gate describe a pin's provider: its tier ("local",
+	// "sub", "api" or ""), what it is good at, and why routing never sends
+	// it a request ("paid", "disabled"; "" when it may). A gated provider
+	// is listed all the same, so a client sees what is configured.
+	Tier   string
+	GoodAt []string
+	Gate   string
 }

@@ -12,16 +12,23 @@ import (
 // display_name, created_at), so either official client reads the same
 // answer, plus axon's own chain, provider and upstream model.
 type modelEntry struct {
-	ID          string `json:"id"`
-	Object      string `json:"object"`
-	Created     int64  `json:"created"`
-	OwnedBy     string `json:"owned_by"`
-	Type        string `json:"type"`
-	DisplayName string `json:"display_name"`
-	CreatedAt   string `json:"created_at"`
-	Chain       string `json:"chain"`
-	Provider    string `json:"provider,omitempty"`
-	Upstream    string `json:"upstream_model,omitempty"`
+	ID          string   `json:"id"`
+	Object      string   `json:"object"`
+	Created     int64    `json:"created"`
+	OwnedBy     string   `json:"owned_by"`
+	Type        string   `json:"type"`
+	DisplayName string   `json:"display_name"`
+	CreatedAt   string   `json:"created_at"`
+	Chain       string   `json:"chain"`
+	Provider    string   `json:"provider,omitempty"`
+	Upstream    string   `json:"upstream_model,omitempty"`
+	Tier        string   `json:"tier,omitempty"`
+	GoodAt      []string `json:"good_at,omitempty"`
+	// Routable is false for a provider routing never sends a request to,
+	// and Gate says why ("paid": an api tier behind the paid gate;
+	// "disabled": enabled = false). Both are absent for a whole chain.
+	Routable *bool  `json:"routable,omitempty"`
+	Gate     string `json:"gate,omitempty"`
 }
 
 type modelList struct {
@@ -40,11 +47,20 @@ func (s *server) entry(m ModelInfo) modelEntry {
 			name += " (" + m.Model + ")"
 		}
 	}
-	return modelEntry{
+	e := modelEntry{
 		ID: m.ID, Object: "model", Created: s.started.Unix(), OwnedBy: "axon",
 		Type: "model", DisplayName: name, CreatedAt: s.started.UTC().Format(time.RFC3339),
 		Chain: m.Chain, Provider: m.Provider, Upstream: m.Model,
+		Tier: m.Tier, GoodAt: m.GoodAt, Gate: m.Gate,
 	}
+	if m.Provider != "" {
+		routable := m.Gate == ""
+		e.Routable = &routable
+		if !routable {
+			e.DisplayName += ", not routed: " + gateWhy(m.Gate)
+		}
+	}
+	return e
 }
 
 func (s *server) listModels(w *recorder, r *http.Request) {
@@ -69,6 +85,17 @@ func (s *server) getModel(w *recorder, r *http.Request) {
 		}
 	}
 	writeError(w, openaiDialect{}, unknownModel(id, models))
+}
+
+// gateWhy says in words why a gated provider is never routed.
+func gateWhy(gate string) string {
+	switch gate {
+	case "paid":
+		return "paid tier, billing not enabled for it"
+	case "disabled":
+		return "enabled = false"
+	}
+	return gate
 }
 
 // maxListed bounds the names an unknown-model error lists.

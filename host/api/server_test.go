@@ -286,14 +286,24 @@ func TestModelsAndHealth(t *testing.T) {
 	}
 	sameJSON(t, body, `{"object":"list","has_more":false,"first_id":"default","last_id":"default/ollama","data":[
 		{"id":"default","object":"model","created":1767225600,"owned_by":"axon","type":"model","display_name":"chain default","created_at":"2026-01-01T00:00:00Z","chain":"default"},
-		{"id":"default/glm","object":"model","created":1767225600,"owned_by":"axon","type":"model","display_name":"chain default, provider glm (glm-4.6)","created_at":"2026-01-01T00:00:00Z","chain":"default","provider":"glm","upstream_model":"glm-4.6"},
-		{"id":"default/ollama","object":"model","created":1767225600,"owned_by":"axon","type":"model","display_name":"chain default, provider ollama (qwen2.5:3b)","created_at":"2026-01-01T00:00:00Z","chain":"default","provider":"ollama","upstream_model":"qwen2.5:3b"}]}`)
+		{"id":"default/glm","object":"model","created":1767225600,"owned_by":"axon","type":"model","display_name":"chain default, provider glm (glm-4.6)","created_at":"2026-01-01T00:00:00Z","chain":"default","provider":"glm","upstream_model":"glm-4.6","routable":true},
+		{"id":"default/ollama","object":"model","created":1767225600,"owned_by":"axon","type":"model","display_name":"chain default, provider ollama (qwen2.5:3b)","created_at":"2026-01-01T00:00:00Z","chain":"default","provider":"ollama","upstream_model":"qwen2.5:3b","routable":true}]}`)
 
 	status, body = get("/v1/models/default/glm")
 	if status != 200 {
 		t.Fatalf("status %d: %s", status, body)
 	}
-	sameJSON(t, body, `{"id":"default/glm","object":"model","created":1767225600,"owned_by":"axon","type":"model","display_name":"chain default, provider glm (glm-4.6)","created_at":"2026-01-01T00:00:00Z","chain":"default","provider":"glm","upstream_model":"glm-4.6"}`)
+	sameJSON(t, body, `{"id":"default/glm","object":"model","created":1767225600,"owned_by":"axon","type":"model","display_name":"chain default, provider glm (glm-4.6)","created_at":"2026-01-01T00:00:00Z","chain":"default","provider":"glm","upstream_model":"glm-4.6","routable":true}`)
+
+	gated := newServer(t, &fakeBackend{models: []ModelInfo{{ID: "default/gpt", Chain: "default", Provider: "gpt", Model: "gpt-5", Tier: "api", GoodAt: []string{"code"}, Gate: "paid"}}})
+	resp, err := gated.Client().Get(gated.URL + "/v1/models/default/gpt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameJSON(t, readAll(t, resp.Body), `{"id":"default/gpt","object":"model","created":1767225600,"owned_by":"axon","type":"model",
+		"display_name":"chain default, provider gpt (gpt-5), not routed: paid tier, billing not enabled for it","created_at":"2026-01-01T00:00:00Z",
+		"chain":"default","provider":"gpt","upstream_model":"gpt-5","tier":"api","good_at":["code"],"routable":false,"gate":"paid"}`)
+	resp.Body.Close()
 
 	if status, body = get("/v1/models/nope"); status != 404 || !strings.Contains(body, "model_not_found") {
 		t.Errorf("unknown model: status %d: %s", status, body)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
@@ -74,6 +75,9 @@ func (g *globals) check(ctx context.Context, probe probeFlags) error {
 		}
 		fmt.Fprintf(g.stdout, "ok  %-8s %-16s %s %s%s\n", pb.Kind, pb.Name, pb.Binary(), info.Version, note)
 		fmt.Fprintf(g.stdout, "    sandbox: %s\n", in.Layers())
+		if p := cfg.Provider(pb.Name); p != nil && pb.Kind == sdk.KindProvider {
+			fmt.Fprintf(g.stdout, "    routing: %s\n", routingLine(cfg, p))
+		}
 	}
 	if failed > 0 {
 		fmt.Fprintf(g.stderr, "%d of %d plugin blocks failed%s\n", failed, len(cfg.PluginBlocks()), warningNote(warnings))
@@ -154,4 +158,33 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// routingLine says how routing treats p: its tier, what it is good at,
+// its budget, and whether a request is ever sent to it.
+func routingLine(cfg *config.Config, p *config.Provider) string {
+	tier := string(p.Tier)
+	if tier == "" {
+		tier = "unset"
+	}
+	line := "tier " + tier
+	if len(p.GoodAt) > 0 {
+		line += ", good at " + strings.Join(p.GoodAt, ", ")
+	}
+	if p.Budget != nil {
+		line += fmt.Sprintf(", budget $%g/month", p.Budget.USDPerMonth)
+	}
+	switch cfg.Gate(p) {
+	case config.GatePaid:
+		if !cfg.Axon.Billing.Enabled {
+			return line + "; never routed: paid tier and billing is off"
+		}
+		return line + "; never routed: paid tier and its block does not say enabled = true"
+	case config.GateDisabled:
+		return line + "; never routed: enabled = false"
+	}
+	if p.Tier == config.TierAPI {
+		return line + "; routed only as the last resort (paid)"
+	}
+	return line + "; routed"
 }

@@ -159,3 +159,38 @@ func waitFile(t *testing.T, path, want string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestCheckShowsGatedProviders: check prints every provider's routing,
+// and a paid or disabled one is shown, not hidden, with why it is never
+// routed.
+func TestCheckShowsGatedProviders(t *testing.T) {
+	up := openaiUpstream(t, 200, "x")
+	cfg := writeConfig(t, routedProvider("local", up.URL, `tier = "local"
+  good_at = ["code", "chat"]`)+
+		routedProvider("gpt", up.URL, `tier = "api"
+  budget { usd_per_month = 20 }`)+
+		routedProvider("off", up.URL, `enabled = false`)+
+		"chain \"default\" { providers = [provider.local, provider.off, provider.gpt] }\n")
+	code, out, errOut := run(t, nil, "check", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"    routing: tier local, good at code, chat; routed\n",
+		"    routing: tier api, budget $20/month; never routed: paid tier and billing is off\n",
+		"    routing: tier unset; never routed: enabled = false\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "Paid provider is never routed") {
+		t.Errorf("no warning for the paid provider:\n%s", errOut)
+	}
+
+	cfg = writeConfigAxon(t, "billing { enabled = true }", routedProvider("gpt", up.URL, `tier = "api"
+  enabled = true`)+"chain \"default\" { providers = [provider.gpt] }\n")
+	if code, out, errOut := run(t, nil, "check", "--config", cfg); code != 0 || !strings.Contains(out, "    routing: tier api; routed only as the last resort (paid)\n") {
+		t.Errorf("billing on: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

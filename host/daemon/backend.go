@@ -28,7 +28,11 @@ func (b *Daemon) Models(context.Context) []api.ModelInfo {
 		ch := b.chains[name]
 		out = append(out, api.ModelInfo{ID: name, Chain: name})
 		for _, h := range ch.Hops {
-			out = append(out, api.ModelInfo{ID: name + "/" + h.Name, Chain: name, Provider: h.Name, Model: h.Model})
+			m := api.ModelInfo{ID: name + "/" + h.Name, Chain: name, Provider: h.Name, Model: h.Model}
+			if p := b.cfg.Provider(h.Name); p != nil {
+				m.Tier, m.GoodAt, m.Gate = string(p.Tier), p.GoodAt, b.cfg.Gate(p)
+			}
+			out = append(out, m)
 		}
 	}
 	return out

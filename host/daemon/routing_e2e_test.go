@@ -45,6 +45,18 @@ func (r *rig) ask(model string, header ...string) response {
 	return r.askBody("/v1/chat/completions", chatBody(model, false), header...)
 }
 
+// get fetches path from the front door.
+func (r *rig) get(path string) response {
+	r.t.Helper()
+	resp, err := http.Get(r.door.URL + path)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
 func (r *rig) askBody(path, body string, header ...string) response {
 	r.t.Helper()
 	req, err := http.NewRequest(http.MethodPost, r.door.URL+path, strings.NewReader(body))
@@ -102,6 +114,15 @@ chain "default" {
 	resp = r.ask("default/gpt")
 	if resp.status != http.StatusBadGateway || !strings.Contains(resp.body, "paid gate") || routeLine(resp) != "route pinned order=- paid=skipped(gpt)" {
 		t.Errorf("pinned behind the gate: status %d, %s (trail %s)", resp.status, resp.body, resp.header.Get("X-Axon-Trail"))
+	}
+	models := r.get("/v1/models/default/gpt")
+	for _, want := range []string{`"tier":"api"`, `"routable":false`, `"gate":"paid"`, `not routed: paid tier`} {
+		if !strings.Contains(models.body, want) {
+			t.Errorf("/v1/models/default/gpt lacks %s: %s", want, models.body)
+		}
+	}
+	if models := r.get("/v1/models/default/local"); !strings.Contains(models.body, `"tier":"local","routable":true`) {
+		t.Errorf("/v1/models/default/local: %s", models.body)
 	}
 	if gpt.count() != 0 {
 		t.Errorf("the paid upstream was called %d times with billing off", gpt.count())

@@ -49,6 +49,9 @@ func TestFirstPartyPluginsRunSandboxed(t *testing.T) {
 	}))
 	defer up.Close()
 	notes, tty := t.TempDir(), t.TempDir()
+	// No faces: they would start the displays on their own, and the epd
+	// checked below would be in its restart backoff instead of failing
+	// its first configure in front of the test.
 	r := newRig(t, `
 provider "gem" {
   plugin   = "gemini"
@@ -78,7 +81,7 @@ display "term" {
   grant { read_write = ["`+tty+`"] }
 }
 display "epd" {}
-`, Options{})
+`, Options{NoFaces: true})
 	sup := r.broker.Supervisor()
 	ctx := context.Background()
 
