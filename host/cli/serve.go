@@ -73,6 +73,7 @@ func (g *globals) serve(ctx context.Context, grace time.Duration, prof *profilin
 		return err
 	}
 	defer prof.stop()
+	opts.Load = g.reloadLoader(logger)
 	front, err := daemon.NewFrontDoor(ctx, cfg, lock, logger, token, opts)
 	if err != nil {
 		return err
@@ -86,10 +87,18 @@ func (g *globals) serve(ctx context.Context, grace time.Duration, prof *profilin
 	logger.Info("axon serving", "config", cfg.Source.String(), "chains", len(cfg.Chains), "plugin_dir", cfg.Axon.PluginDir)
 	fmt.Fprintf(g.stdout, "axon listening on http://%s (config: %s)\n", listeners[0].Addr(), cfg.Source)
 
-	select {
-	case err := <-errc:
-		return fmt.Errorf("front door: %w", err)
-	case <-ctx.Done():
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for ctx.Err() == nil {
+		select {
+		case err := <-errc:
+			return fmt.Errorf("front door: %w", err)
+		case <-hup:
+			// Reload logs what it applied, or why it changed nothing.
+			_, _ = front.Reload(ctx)
+		case <-ctx.Done():
+		}
 	}
 	logger.Info("shutting down", "grace", grace)
 	return front.Shutdown(grace)

@@ -10,27 +10,30 @@ import (
 
 var _ api.Backend = (*Daemon)(nil)
 
-// Resolve returns the chain, or the pin, a request's model names.
+// Resolve returns the chain, or the pin, a request's model names, on the
+// configuration new requests run on.
 func (b *Daemon) Resolve(model string) (api.Target, bool) {
-	ch, err := b.Chain(model)
+	g := b.current()
+	ch, err := lookup(g.chains, model)
 	if err != nil {
 		return nil, false
 	}
 	base, _, _ := chain.SplitPinned(model)
-	return route{ch: ch, base: base, b: b, model: model}, true
+	return route{ch: ch, base: base, b: b, g: g, model: model}, true
 }
 
 // Models lists every chain and every CHAIN/PROVIDER pin, from the
 // configuration: no plugin is asked (see docs/decisions.md, 2026-12-02).
 func (b *Daemon) Models(context.Context) []api.ModelInfo {
+	g := b.current()
 	var out []api.ModelInfo
-	for _, name := range b.order {
-		ch := b.chains[name]
+	for _, name := range g.order {
+		ch := g.chains[name]
 		out = append(out, api.ModelInfo{ID: name, Chain: name})
 		for _, h := range ch.Hops {
 			m := api.ModelInfo{ID: name + "/" + h.Name, Chain: name, Provider: h.Name, Model: h.Model}
-			if p := b.cfg.Provider(h.Name); p != nil {
-				m.Tier, m.GoodAt, m.Gate = string(p.Tier), p.GoodAt, b.cfg.Gate(p)
+			if p := g.cfg.Provider(h.Name); p != nil {
+				m.Tier, m.GoodAt, m.Gate = string(p.Tier), p.GoodAt, g.cfg.Gate(p)
 			}
 			out = append(out, m)
 		}
@@ -46,6 +49,7 @@ type route struct {
 	ch    *chain.Chain
 	base  string
 	b     *Daemon
+	g     *generation // the configuration ch is of
 	model string
 }
 
@@ -67,9 +71,21 @@ func (t route) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, com
 	if task := api.TaskOf(ctx); task != "" {
 		opts = append(opts, chain.Task(task))
 	}
-	ch := t.ch
-	if src := sourceOf(ctx); src != "" && t.b != nil {
-		if c, err := t.b.For(src).Chain(t.model); err == nil {
+	ch, g := t.ch, t.g
+	if !g.enter() {
+		// A reload replaced the configuration, and its last request ended,
+		// between Resolve and here: run on the new one.
+		g = t.b.enter()
+		c, err := lookup(g.chains, t.model)
+		if err != nil {
+			g.leave()
+			return &api.Answer{Chain: t.base}, err
+		}
+		ch = c
+	}
+	defer g.leave()
+	if src := sourceOf(ctx); src != "" {
+		if c, err := lookup(g.sourced[src], t.model); err == nil {
 			ch = c
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -33,21 +35,28 @@ type Options struct {
 	// front door, the sessions and For(source) run (never those of
 	// Chain's chains: check's probes). The caller closes it after Close.
 	Usage usage.Writer
+	// Load reads the configuration again for FrontDoor.Reload (SIGHUP,
+	// POST /v1/reload, the panel's knobs): axon serve's is the same source
+	// through the same checks as at start. Nil refuses a reload.
+	Load func(context.Context) (*config.Config, *config.Lock, error)
 }
 
-// Daemon is a configured axon: plugins, chains and displays.
+// Daemon is a configured axon: plugins, chains and displays. What comes
+// from the configuration is one generation, replaced whole by Reload.
 type Daemon struct {
-	cfg    *config.Config
 	logger hclog.Logger
 	sup    *supervisor.Supervisor
-	chains map[string]*chain.Chain
-	order  []string // chain names as configured
 	faces  *faces.Faces
-	prices *usage.Prices
+	opts   Options
+	// observers see every chain's turns (the faces, the metrics, the turn
+	// log, the panel's feed); the sourced chains add the recorder's.
+	observers multiObserver
 	// usage records the facts of the sourced chains: one copy of every
 	// chain per usage.Source, whose observers end with the recorder's.
-	usage   *usage.Recorder // nil without Options.Usage
-	sourced map[usage.Source]map[string]*chain.Chain
+	usage *usage.Recorder // nil without Options.Usage
+
+	reloading sync.Mutex // one Reload at a time
+	gen       atomic.Pointer[generation]
 }
 
 // New registers every plugin instance (none starts yet) and builds the
@@ -59,109 +68,188 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 	if opts.Supervisor.PluginIDs == (supervisor.IDRange{}) {
 		opts.Supervisor.PluginIDs = supervisor.IDRange(cfg.Axon.PluginIDs)
 	}
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
 	prices, err := usage.NewPrices(cfg)
 	if err != nil {
 		return nil, err
 	}
-	b := &Daemon{cfg: cfg, logger: logger, sup: supervisor.New(logger, opts.Supervisor), chains: map[string]*chain.Chain{}, prices: prices}
-	if err := b.addPlugins(lock); err != nil {
+	b := &Daemon{logger: logger, sup: supervisor.New(logger, opts.Supervisor), opts: opts}
+	specs, err := pluginSpecs(cfg, lock)
+	if err != nil {
 		b.sup.Close()
 		return nil, err
+	}
+	for _, sp := range specs {
+		if err := b.sup.Add(sp); err != nil {
+			b.sup.Close()
+			return nil, err
+		}
 	}
 	var displays []faces.Display
 	for _, d := range cfg.Displays {
 		in, _ := b.sup.Instance(d.Name)
 		displays = append(displays, in)
 	}
-	var observers multiObserver
 	if len(displays) > 0 && !opts.NoFaces {
 		b.faces = faces.New(displays, logger, opts.Faces)
-		observers = append(observers, b.faces)
+		b.observers = append(b.observers, b.faces)
 	}
 	if opts.Metrics != nil {
-		observers = append(observers, opts.Metrics)
+		b.observers = append(b.observers, opts.Metrics)
 	}
-	if logger != nil {
-		observers = append(observers, turnLog{logger: logger.Named("chain")})
-	}
-	if err := b.buildChains(observers); err != nil {
-		b.Close()
-		return nil, err
-	}
-	if err := b.routeChains(opts); err != nil {
-		b.Close()
-		return nil, err
-	}
+	b.observers = append(b.observers, turnLog{logger: logger.Named("chain")})
 	if opts.Usage != nil {
-		b.recordUsage(opts, observers)
+		uo := usage.Options{Logger: logger.Named("usage")}
+		if opts.Metrics != nil {
+			uo.Meter = opts.Metrics
+		}
+		b.usage = usage.NewRecorder(opts.Usage, prices, uo)
+		b.usage.Start()
 	}
+	g, err := b.newGeneration(cfg, prices)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	b.gen.Store(g)
 	return b, nil
 }
 
-// recordUsage starts the usage recorder and builds the chains each source
-// runs: the configured ones with the recorder's observer added.
-func (b *Daemon) recordUsage(opts Options, observers multiObserver) {
-	uo := usage.Options{}
-	if b.logger != nil {
-		uo.Logger = b.logger.Named("usage")
+// generation is what one configuration makes of the plugin instances: the
+// chains with their routers, the sourced copies, the prices. Requests
+// hold it while they run (enter, leave), so a Reload can tell when the
+// last request on the old one ended.
+type generation struct {
+	cfg    *config.Config
+	prices *usage.Prices
+	chains map[string]*chain.Chain
+	order  []string // chain names as configured
+	// sourced holds, per usage.Source, the chains with the recorder's
+	// observer added; nil without a recorder.
+	sourced map[usage.Source]map[string]*chain.Chain
+
+	mu      sync.Mutex
+	refs    int
+	retired bool
+	drained chan struct{} // closed once retired with no request left on it
+}
+
+// newGeneration builds cfg's chains over the registered instances.
+func (b *Daemon) newGeneration(cfg *config.Config, prices *usage.Prices) (*generation, error) {
+	g := &generation{cfg: cfg, prices: prices, chains: map[string]*chain.Chain{}, drained: make(chan struct{})}
+	if err := b.buildChains(g); err != nil {
+		return nil, err
 	}
-	if opts.Metrics != nil {
-		uo.Meter = opts.Metrics
+	if err := b.routeChains(g); err != nil {
+		g.closeRouters()
+		return nil, err
 	}
-	b.usage = usage.NewRecorder(opts.Usage, b.prices, uo)
-	b.usage.Start()
-	b.sourced = map[usage.Source]map[string]*chain.Chain{}
-	for _, src := range usage.Sources() {
-		chains := map[string]*chain.Chain{}
-		obs := append(slices.Clone(observers), b.usage.Observer(src))
-		for name, ch := range b.chains {
-			c := *ch
-			c.Observer = obs
-			chains[name] = &c
+	if b.usage != nil {
+		g.sourced = map[usage.Source]map[string]*chain.Chain{}
+		for _, src := range usage.Sources() {
+			chains := map[string]*chain.Chain{}
+			obs := append(slices.Clone(b.observers), b.usage.PricedObserver(src, prices))
+			for name, ch := range g.chains {
+				c := *ch
+				c.Observer = obs
+				chains[name] = &c
+			}
+			g.sourced[src] = chains
 		}
-		b.sourced[src] = chains
+	}
+	return g, nil
+}
+
+// enter counts a request on g; false once g has drained (a Reload
+// replaced it and its last request ended), when the caller must take the
+// current generation instead.
+func (g *generation) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.retired && g.refs == 0 {
+		return false
+	}
+	g.refs++
+	return true
+}
+
+func (g *generation) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.refs--
+	g.drainLocked()
+}
+
+// retire marks g replaced; drained closes when its last request leaves.
+func (g *generation) retire() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.retired = true
+	g.drainLocked()
+}
+
+func (g *generation) drainLocked() {
+	if g.retired && g.refs == 0 {
+		select {
+		case <-g.drained:
+		default:
+			close(g.drained)
+		}
 	}
 }
 
-func (b *Daemon) addPlugins(lock *config.Lock) error {
-	for _, p := range b.cfg.Providers {
-		sp, err := pluginSpec(b.cfg, lock, &p.PluginBlock)
+// current is the generation new requests run on.
+func (b *Daemon) current() *generation { return b.gen.Load() }
+
+// enter counts a request on the current generation and returns it.
+func (b *Daemon) enter() *generation {
+	for {
+		if g := b.current(); g.enter() {
+			return g
+		}
+	}
+}
+
+// Config is the configuration new requests run on.
+func (b *Daemon) Config() *config.Config { return b.current().cfg }
+
+// pluginSpecs is the supervisor spec of every block of cfg.
+func pluginSpecs(cfg *config.Config, lock *config.Lock) ([]supervisor.Spec, error) {
+	var out []supervisor.Spec
+	for _, p := range cfg.Providers {
+		sp, err := pluginSpec(cfg, lock, &p.PluginBlock)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if sp.Egress, err = providerGrant(p); err != nil {
-			return fmt.Errorf("provider %s: %w", p.Name, err)
+			return nil, fmt.Errorf("provider %s: %w", p.Name, err)
 		}
-		if err := b.sup.Add(sp); err != nil {
-			return err
-		}
+		out = append(out, sp)
 	}
-	for _, t := range b.cfg.Tools {
-		sp, err := pluginSpec(b.cfg, lock, &t.PluginBlock)
+	for _, t := range cfg.Tools {
+		sp, err := pluginSpec(cfg, lock, &t.PluginBlock)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if sp.Egress, err = toolGrant(t); err != nil {
-			return fmt.Errorf("tool %s: %w", t.Name, err)
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
-		if err := b.sup.Add(sp); err != nil {
-			return err
-		}
+		out = append(out, sp)
 	}
-	for _, d := range b.cfg.Displays {
-		sp, err := pluginSpec(b.cfg, lock, &d.PluginBlock)
+	for _, d := range cfg.Displays {
+		sp, err := pluginSpec(cfg, lock, &d.PluginBlock)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := b.sup.Add(sp); err != nil {
-			return err
-		}
+		out = append(out, sp)
 	}
-	return nil
+	return out, nil
 }
 
-func (b *Daemon) buildChains(obs chain.Observer) error {
-	for _, c := range b.cfg.Chains {
+func (b *Daemon) buildChains(g *generation) error {
+	for _, c := range g.cfg.Chains {
 		ch := &chain.Chain{
 			Name: c.Name,
 			Policy: chain.Policy{
@@ -169,11 +257,11 @@ func (b *Daemon) buildChains(obs chain.Observer) error {
 				AllowContentFilterFallback: c.AllowContentFilterFallback,
 			},
 		}
-		if obs != nil {
-			ch.Observer = obs
+		if len(b.observers) > 0 {
+			ch.Observer = b.observers
 		}
 		for _, name := range c.Providers {
-			p := b.cfg.Provider(name)
+			p := g.cfg.Provider(name)
 			in, err := b.sup.Instance(name)
 			if p == nil || err != nil {
 				return fmt.Errorf("chain %s: no provider %q", c.Name, name)
@@ -195,8 +283,8 @@ func (b *Daemon) buildChains(obs chain.Observer) error {
 		if err := ch.Validate(); err != nil {
 			return err
 		}
-		b.chains[c.Name] = ch
-		b.order = append(b.order, c.Name)
+		g.chains[c.Name] = ch
+		g.order = append(g.order, c.Name)
 	}
 	return nil
 }
@@ -205,9 +293,9 @@ func (b *Daemon) buildChains(obs chain.Observer) error {
 func (b *Daemon) Supervisor() *supervisor.Supervisor { return b.sup }
 
 // Chain returns the chain for a model name: "CHAIN" or "CHAIN/PROVIDER".
-func (b *Daemon) Chain(model string) (*chain.Chain, error) { return b.lookup(b.chains, model) }
+func (b *Daemon) Chain(model string) (*chain.Chain, error) { return lookup(b.current().chains, model) }
 
-func (b *Daemon) lookup(chains map[string]*chain.Chain, model string) (*chain.Chain, error) {
+func lookup(chains map[string]*chain.Chain, model string) (*chain.Chain, error) {
 	name, provider, pinned := chain.SplitPinned(model)
 	ch, ok := chains[name]
 	if !ok {
@@ -230,7 +318,9 @@ func (b *Daemon) Close() {
 	}
 	b.haltDisplays()
 	b.sup.Close()
-	b.closeRouters()
+	if g := b.current(); g != nil {
+		g.closeRouters()
+	}
 	if b.usage != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), usageDrain)
 		b.usage.Close(ctx)
@@ -243,12 +333,12 @@ const usageDrain = 5 * time.Second
 
 // Prices are the prices of the configuration: the table under its
 // providers' pricing {} (for routing, and the sessions' budgets).
-func (b *Daemon) Prices() *usage.Prices { return b.prices }
+func (b *Daemon) Prices() *usage.Prices { return b.current().prices }
 
 // haltDisplays puts panels to sleep on the way out (E-Ink keeps its last
 // image; a sleeping panel draws no current).
 func (b *Daemon) haltDisplays() {
-	for _, d := range b.cfg.Displays {
+	for _, d := range b.current().cfg.Displays {
 		in, err := b.sup.Instance(d.Name)
 		if err != nil || in.Pid() == 0 {
 			continue

@@ -33,6 +33,7 @@ type FrontDoor struct {
 	server   *http.Server
 	drain    context.CancelFunc // ends the front door's responses still running
 	logger   hclog.Logger
+	load     func(context.Context) (*config.Config, *config.Lock, error) // Options.Load
 }
 
 // NewFrontDoor builds the daemon (no plugin starts yet) with its metrics,
@@ -67,7 +68,7 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 		in, _ := d.sup.Instance(name)
 		logger.Info("plugin sandbox", "plugin", name, "sandbox", in.Layers().String())
 	}
-	f := &FrontDoor{daemon: d, store: store, logger: logger}
+	f := &FrontDoor{daemon: d, store: store, logger: logger, load: opts.Load}
 	sessions, err := d.NewSessions()
 	if err != nil {
 		f.closeDaemon()
@@ -88,6 +89,7 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 		api.WithShutdown(draining),
 		api.WithHealth(sessions.Health),
 		api.WithMount("/v1/sessions", sessions.Handler()),
+		api.WithMount("/v1/reload", reloadHandler{f: f}),
 	)
 	f.sessions, f.server, f.drain = sessions, api.HTTPServer(withSources(handler)), drain
 	return f, nil

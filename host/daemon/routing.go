@@ -13,13 +13,13 @@ import (
 // prices and reads budgets' spend from the usage store when Options.Usage
 // is one. A chain with nothing to decide keeps trying its providers as
 // listed, with no route line in its trail.
-func (b *Daemon) routeChains(opts Options) error {
-	deps := routing.Deps{StateDir: b.cfg.Axon.StateDir, Prices: b.prices, Logger: b.logger}
-	if s, ok := opts.Usage.(routing.Spend); ok {
+func (b *Daemon) routeChains(g *generation) error {
+	deps := routing.Deps{StateDir: g.cfg.Axon.StateDir, Prices: g.prices, Logger: b.logger}
+	if s, ok := b.opts.Usage.(routing.Spend); ok {
 		deps.Spend = s
 	}
-	for _, c := range b.cfg.Chains {
-		p := routing.PolicyFor(b.cfg, c)
+	for _, c := range g.cfg.Chains {
+		p := routing.PolicyFor(g.cfg, c)
 		if !p.Needed() {
 			continue
 		}
@@ -30,7 +30,7 @@ func (b *Daemon) routeChains(opts Options) error {
 			}
 			p.Classifier.Gen = in
 		}
-		b.chains[c.Name].Router = routing.New(p, deps)
+		g.chains[c.Name].Router = routing.New(p, deps)
 	}
 	return nil
 }
@@ -49,8 +49,8 @@ func pin(ch *chain.Chain, provider string) (*chain.Chain, error) {
 }
 
 // closeRouters writes what the routers keep: the rotation cursors.
-func (b *Daemon) closeRouters() {
-	for _, ch := range b.chains {
+func (g *generation) closeRouters() {
+	for _, ch := range g.chains {
 		if r, ok := ch.Router.(*routing.Router); ok {
 			r.Close()
 		}

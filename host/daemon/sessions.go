@@ -24,26 +24,27 @@ func SessionsDir(cfg *config.Config) string { return filepath.Join(cfg.Axon.Stat
 // providers' prices. It does no I/O; Start on it resumes the runs a crash
 // left open.
 func (b *Daemon) NewSessions() (*session.Manager, error) {
+	g := b.current()
 	tools := map[string]session.Tool{}
 	for name, in := range b.Tools() {
 		tools[name] = in
 	}
-	if b.cfg.Vault != nil {
+	if g.cfg.Vault != nil {
 		if _, taken := tools[session.RecallBlock]; taken {
 			b.logger.Warn("a tool block is named \"recall\": the vault's recall tool is not offered")
 		} else {
-			tools[session.RecallBlock] = session.NewRecall(b.cfg.Vault.Dir)
+			tools[session.RecallBlock] = session.NewRecall(g.cfg.Vault.Dir)
 		}
 	}
 	// A run's budget prices its steps as the usage facts do: pricing {}
 	// over the price table's row for the block's model, a local or
 	// subscription tier free per token.
 	prices := map[string]session.Price{}
-	for _, p := range b.cfg.Providers {
-		pr, _ := b.prices.Lookup(p.Name, p.Model())
+	for _, p := range g.cfg.Providers {
+		pr, _ := g.prices.Lookup(p.Name, p.Model())
 		prices[p.Name] = session.Price{
 			InputPerMTok: pr.Input, OutputPerMTok: pr.Output, CacheReadPerMTok: pr.CacheRead, CacheWritePerMTok: pr.CacheWrite,
 		}
 	}
-	return session.New(session.Options{Dir: SessionsDir(b.cfg), Chains: b.For(usage.SourceSession), Tools: tools, Prices: prices, Logger: b.logger})
+	return session.New(session.Options{Dir: SessionsDir(g.cfg), Chains: b.For(usage.SourceSession), Tools: tools, Prices: prices, Logger: b.logger})
 }

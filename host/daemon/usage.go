@@ -25,10 +25,11 @@ func (b *Daemon) For(src usage.Source) Sourced { return Sourced{b: b, src: src} 
 // Chain returns the chain for a model name, "CHAIN" or "CHAIN/PROVIDER",
 // recording its turns as the source's.
 func (s Sourced) Chain(model string) (*chain.Chain, error) {
-	if chains, ok := s.b.sourced[s.src]; ok {
-		return s.b.lookup(chains, model)
+	g := s.b.current()
+	if chains, ok := g.sourced[s.src]; ok {
+		return lookup(chains, model)
 	}
-	return s.b.Chain(model)
+	return lookup(g.chains, model)
 }
 
 // sourceKey carries the usage.Source of a front door request to its

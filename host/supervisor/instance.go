@@ -51,6 +51,7 @@ type Instance struct {
 	opts   *Options
 	ids    sandbox.IDs    // host ids of its jail (zero: the host's own)
 	layers sandbox.Layers // what its jail enforces, for logs and `axon check`
+	slot   int            // its index in the id range, held until it is closed
 
 	// mu guards the fields below and is only ever held for bookkeeping: never
 	// across a start, a kill, a ping or a wait.
@@ -60,6 +61,15 @@ type Instance struct {
 	failures int           // consecutive crashes or failed starts
 	notUntil time.Time     // earliest next start (backoff)
 	closed   bool
+	// configured is what its last start configured (Reconcile compares a
+	// new spec's values with it); nil before the first.
+	configured *configured
+}
+
+// configured is the Info a start read and the values it configured.
+type configured struct {
+	info   sdk.Info
+	values json.RawMessage
 }
 
 // startAttempt is one start under way; every caller that finds it waits for
@@ -260,6 +270,9 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 	if err != nil {
 		return err
 	}
+	in.mu.Lock()
+	in.configured = &configured{info: p.info, values: values}
+	in.mu.Unlock()
 	var eg sdk.Egress
 	if g := in.spec.Egress; g != nil {
 		grant := *g

@@ -94,6 +94,8 @@ type Supervisor struct {
 
 	mu        sync.Mutex
 	instances map[string]*Instance
+	retiring  map[*Instance]bool // retired by Reconcile, closing once idle
+	slots     map[int]bool       // id-range slots held by instances and retiring ones
 	closed    bool
 	rootErr   error // the socket directory could not be made: every Add fails
 	ids       *idSource
@@ -106,7 +108,7 @@ type Supervisor struct {
 func New(logger hclog.Logger, opts Options) *Supervisor {
 	opts.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Supervisor{logger: logger, opts: opts, instances: map[string]*Instance{}, stopHealth: cancel, healthDone: make(chan struct{}),
+	s := &Supervisor{logger: logger, opts: opts, instances: map[string]*Instance{}, retiring: map[*Instance]bool{}, slots: map[int]bool{}, stopHealth: cancel, healthDone: make(chan struct{}),
 		ids: newIDSource(opts.PluginIDs)}
 	if root, err := newSocketRoot(); err == nil {
 		s.opts.socketRoot = root
@@ -119,6 +121,30 @@ func New(logger hclog.Logger, opts Options) *Supervisor {
 
 // Add registers an instance; its process starts on first use.
 func (s *Supervisor) Add(sp Spec) error {
+	if err := sp.check(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("supervisor: closed")
+	}
+	if s.rootErr != nil {
+		return s.rootErr
+	}
+	if _, dup := s.instances[sp.Name]; dup {
+		return fmt.Errorf("supervisor: instance %q added twice", sp.Name)
+	}
+	in, err := s.newInstanceLocked(sp)
+	if err != nil {
+		return err
+	}
+	s.instances[sp.Name] = in
+	return nil
+}
+
+// check refuses a spec Add or Reconcile cannot register.
+func (sp *Spec) check() error {
 	if sp.Name == "" || sp.Path == "" {
 		return fmt.Errorf("supervisor: instance needs a name and a path")
 	}
@@ -133,25 +159,25 @@ func (s *Supervisor) Add(sp Spec) error {
 			return fmt.Errorf("plugin %s: %w", sp.Name, err)
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("supervisor: closed")
+	return nil
+}
+
+// newInstanceLocked makes an instance for sp in the lowest id-range slot
+// no instance holds (a retiring one keeps its slot until it is closed, so
+// two live jails never share host ids).
+func (s *Supervisor) newInstanceLocked(sp Spec) (*Instance, error) {
+	slot := 0
+	for s.slots[slot] {
+		slot++
 	}
-	if s.rootErr != nil {
-		return s.rootErr
-	}
-	if _, dup := s.instances[sp.Name]; dup {
-		return fmt.Errorf("supervisor: instance %q added twice", sp.Name)
-	}
-	ids, layers, err := s.ids.instance(len(s.instances), sp)
+	ids, layers, err := s.ids.instance(slot, sp)
 	if err != nil {
-		return fmt.Errorf("plugin %s: %w", sp.Name, err)
+		return nil, fmt.Errorf("plugin %s: %w", sp.Name, err)
 	}
 	in := newInstance(sp, s.logger, &s.opts)
-	in.ids, in.layers = ids, layers
-	s.instances[sp.Name] = in
-	return nil
+	in.ids, in.layers, in.slot = ids, layers, slot
+	s.slots[slot] = true
+	return in, nil
 }
 
 // Instance returns the named instance.
@@ -186,8 +212,11 @@ func (s *Supervisor) Close() {
 		return
 	}
 	s.closed = true
-	all := make([]*Instance, 0, len(s.instances))
+	all := make([]*Instance, 0, len(s.instances)+len(s.retiring))
 	for _, in := range s.instances {
+		all = append(all, in)
+	}
+	for in := range s.retiring {
 		all = append(all, in)
 	}
 	s.mu.Unlock()
@@ -227,5 +256,6 @@ func (s *Supervisor) healthLoop(ctx context.Context) {
 			in.checkHealth()
 			in.stopIfIdle()
 		}
+		s.closeRetired()
 	}
 }

@@ -245,14 +245,21 @@ func (r *Recorder) drop(n int, err error) {
 
 // Observer returns the chain observer that records a fact for every Run
 // of the chains src runs, when the Run ends.
-func (r *Recorder) Observer(src Source) chain.Observer { return observer{r: r, src: src} }
+func (r *Recorder) Observer(src Source) chain.Observer { return r.PricedObserver(src, r.prices) }
+
+// PricedObserver is Observer pricing with prices instead of the
+// recorder's: the chains of a reloaded configuration price with its own.
+func (r *Recorder) PricedObserver(src Source, prices *Prices) chain.Observer {
+	return observer{r: r, src: src, prices: prices}
+}
 
 // observer is a chain.Observer; it holds nothing per turn (turns of one
 // chain run concurrently), only what OnTurnEnd's Result carries.
 type observer struct {
 	chain.NopObserver
-	r   *Recorder
-	src Source
+	r      *Recorder
+	src    Source
+	prices *Prices
 }
 
 func (o observer) OnTurnEnd(_ string, res *chain.Result, err error) {
@@ -261,5 +268,5 @@ func (o observer) OnTurnEnd(_ string, res *chain.Result, err error) {
 	if res != nil {
 		start = now.Add(-res.Elapsed)
 	}
-	o.r.Record(factOf(o.src, start, res, err, o.r.prices))
+	o.r.Record(factOf(o.src, start, res, err, o.prices))
 }
