@@ -120,6 +120,21 @@ func TestServeReloadWithRequestsInFlight(t *testing.T) {
 		}
 	}
 
+	// A web page cannot drive a reload: no custom header without a CORS
+	// preflight, and an Origin is refused outright.
+	for _, h := range []http.Header{{}, {"X-Axon-Reload": {"1"}, "Origin": {"http://evil.example"}}} {
+		req, _ := http.NewRequest(http.MethodPost, base+"/v1/reload", nil)
+		req.Header = h
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("POST /v1/reload with %v: status %d, want 403", h, resp.StatusCode)
+		}
+	}
+
 	write("provider.a, provider.b")
 	code, out, errOut := run(t, nil, "reload", "--config", cfg)
 	if code != 0 || !strings.Contains(out, "reloaded "+cfg) || !strings.Contains(out, "kept:    a, b") {

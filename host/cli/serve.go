@@ -74,6 +74,7 @@ func (g *globals) serve(ctx context.Context, grace time.Duration, prof *profilin
 	}
 	defer prof.stop()
 	opts.Load = g.reloadLoader(logger)
+	opts.Loader = config.Options{LookupEnv: g.lookupEnv, HomeDir: g.home, ExecutableDir: g.exeDir}
 	front, err := daemon.NewFrontDoor(ctx, cfg, lock, logger, token, opts)
 	if err != nil {
 		return err

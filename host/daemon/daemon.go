@@ -39,6 +39,9 @@ type Options struct {
 	// POST /v1/reload, the panel's knobs): axon serve's is the same source
 	// through the same checks as at start. Nil refuses a reload.
 	Load func(context.Context) (*config.Config, *config.Lock, error)
+	// Loader is what the panel's knobs check an edited file with, as
+	// axon check would (the CLI's environment, home and executable dir).
+	Loader config.Options
 }
 
 // Daemon is a configured axon: plugins, chains and displays. What comes
@@ -54,6 +57,8 @@ type Daemon struct {
 	// usage records the facts of the sourced chains: one copy of every
 	// chain per usage.Source, whose observers end with the recorder's.
 	usage *usage.Recorder // nil without Options.Usage
+
+	feed *feed // the panel's live view
 
 	reloading sync.Mutex // one Reload at a time
 	gen       atomic.Pointer[generation]
@@ -75,7 +80,7 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 	if err != nil {
 		return nil, err
 	}
-	b := &Daemon{logger: logger, sup: supervisor.New(logger, opts.Supervisor), opts: opts}
+	b := &Daemon{logger: logger, sup: supervisor.New(logger, opts.Supervisor), opts: opts, feed: newFeed()}
 	specs, err := pluginSpecs(cfg, lock)
 	if err != nil {
 		b.sup.Close()
@@ -93,7 +98,11 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 		displays = append(displays, in)
 	}
 	if len(displays) > 0 && !opts.NoFaces {
-		b.faces = faces.New(displays, logger, opts.Faces)
+		fo := opts.Faces
+		if fo.Shown == nil {
+			fo.Shown = b.feed.shown
+		}
+		b.faces = faces.New(displays, logger, fo)
 		b.observers = append(b.observers, b.faces)
 	}
 	if opts.Metrics != nil {
@@ -150,7 +159,7 @@ func (b *Daemon) newGeneration(cfg *config.Config, prices *usage.Prices) (*gener
 		g.sourced = map[usage.Source]map[string]*chain.Chain{}
 		for _, src := range usage.Sources() {
 			chains := map[string]*chain.Chain{}
-			obs := append(slices.Clone(b.observers), b.usage.PricedObserver(src, prices))
+			obs := append(slices.Clone(b.observers), b.usage.PricedObserver(src, prices), b.feed.observer(src))
 			for name, ch := range g.chains {
 				c := *ch
 				c.Observer = obs
@@ -257,9 +266,7 @@ func (b *Daemon) buildChains(g *generation) error {
 				AllowContentFilterFallback: c.AllowContentFilterFallback,
 			},
 		}
-		if len(b.observers) > 0 {
-			ch.Observer = b.observers
-		}
+		ch.Observer = append(slices.Clone(b.observers), b.feed.observer(""))
 		for _, name := range c.Providers {
 			p := g.cfg.Provider(name)
 			in, err := b.sup.Instance(name)

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/hcl/config"
 	"github.com/axonhq/axon/host/api"
+	"github.com/axonhq/axon/host/panel"
 	"github.com/axonhq/axon/host/session"
 	"github.com/axonhq/axon/host/usage"
 )
@@ -91,8 +93,22 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 		api.WithMount("/v1/sessions", sessions.Handler()),
 		api.WithMount("/v1/reload", reloadHandler{f: f}),
 	)
-	f.sessions, f.server, f.drain = sessions, api.HTTPServer(withSources(handler)), drain
+	pn := panel.New(panelSource{f: f}, panel.Options{Token: token, Editor: knobs{opts: opts.Loader}, Logger: logger})
+	f.sessions, f.server, f.drain = sessions, api.HTTPServer(withSources(withPanel(handler, pn))), drain
 	return f, nil
+}
+
+// withPanel serves the panel at / and under /panel/, the front door the
+// rest. The panel checks its own token or session cookie, Host and
+// origin (host/panel).
+func withPanel(front, pn http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "/" || p == "/panel" || strings.HasPrefix(p, "/panel/") {
+			pn.ServeHTTP(w, r)
+			return
+		}
+		front.ServeHTTP(w, r)
+	})
 }
 
 // Handler serves every route of the front door.

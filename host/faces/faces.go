@@ -25,6 +25,10 @@ type Options struct {
 	ShowTimeout time.Duration // bound on one Show call; default 20s (E-Ink full refresh is slow)
 	MinInterval time.Duration // floor between two frames on any panel; the panel's own caps may raise it
 	Clock       chain.Clock   // optional: nil is the system clock
+	// Shown, when set, learns each frame a display showed, with the caps
+	// it reported (the panel renders the face from them). It runs on the
+	// display's worker and must not block.
+	Shown func(display string, f sdk.Frame, caps sdk.DisplayCaps)
 }
 
 // Faces is a chain.Observer that drives displays.

@@ -79,6 +79,9 @@ func (w *worker) run(ctx context.Context) {
 			w.logger.Warn("display failed; the turn goes on", "expression", f.Expression, "error", err)
 		} else {
 			last, shown = f, true
+			if w.opts.Shown != nil {
+				w.opts.Shown(w.display.Name(), f, caps)
+			}
 		}
 		// Rate limit: frames offered meanwhile wait in the mailbox, coalesced.
 		if wait := interval - w.opts.Clock.Now().Sub(start); wait > 0 {

@@ -18,10 +18,13 @@ const (
 	SourceAnthropic Source = "anthropic" // the front door's POST /v1/messages
 	SourceAsk       Source = "ask"       // axon ask
 	SourceSession   Source = "session"   // a model step of a durable session
+	SourcePanel     Source = "panel"     // the panel's Try it
 )
 
 // Sources lists every Source, in a stable order.
-func Sources() []Source { return []Source{SourceOpenAI, SourceAnthropic, SourceAsk, SourceSession} }
+func Sources() []Source {
+	return []Source{SourceOpenAI, SourceAnthropic, SourceAsk, SourceSession, SourcePanel}
+}
 
 // Outcome is how a turn ended.
 type Outcome string
