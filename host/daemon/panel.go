@@ -85,7 +85,9 @@ func (s panelSource) Faces() []panel.Face {
 	return s.f.daemon.feed.snapshotFaces(names)
 }
 
-func (s panelSource) Watch(ctx context.Context) <-chan panel.Update { return s.f.daemon.feed.watch(ctx) }
+func (s panelSource) Watch(ctx context.Context) <-chan panel.Update {
+	return s.f.daemon.feed.watch(ctx)
+}
 
 func (s panelSource) Stats(ctx context.Context, since, by string) (any, error) {
 	return statsBackend{Daemon: s.f.daemon, store: s.f.store}.Stats(ctx, since, by)
