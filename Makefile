@@ -59,10 +59,19 @@ lint:
 	if [ -n "$$out" ]; then echo "gofmt would reformat:"; echo "$$out"; exit 1; fi
 
 # The sandbox tests map subordinate ids with newuidmap/newgidmap (Debian
-# uidmap). As root (CI) it is installed when missing; otherwise the tests
-# that need it say so.
+# uidmap); the browser tests (host/internal/browser) drive Debian's headless
+# chromium, with fonts-dejavu-core so text in screenshots is glyphs, not
+# boxes. As root (CI) the missing ones are installed, one apt-get for all;
+# otherwise the tests that need them say so. With everything present this is
+# three lookups, no apt.
 test-deps:
-	@command -v newuidmap >/dev/null || [ "$$(id -u)" != 0 ] || { apt-get update && apt-get install -y uidmap; }
+	@pkgs=""; \
+	command -v newuidmap >/dev/null || pkgs="$$pkgs uidmap"; \
+	command -v chromium >/dev/null || pkgs="$$pkgs chromium"; \
+	[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || pkgs="$$pkgs fonts-dejavu-core"; \
+	if [ -z "$$pkgs" ]; then :; \
+	elif [ "$$(id -u)" != 0 ]; then echo "test-deps: not root, not installing$$pkgs (the tests that need them skip)"; \
+	else echo "test-deps: installing$$pkgs"; apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$pkgs; fi
 
 # The fuzz targets' seed corpora (recorded requests, streams and configs,
 # and every crasher found so far) run in the plain go test above, so CI is
