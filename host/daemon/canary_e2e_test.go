@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -92,6 +93,31 @@ chain "denied" { providers = [provider.quote] }
 				seen = append(seen, fmt.Sprintf("%s %v → %d\n%s\n%s", chain, stream, resp.status, h.String(), resp.body))
 			}
 		}
+	}
+	// The panel: its page, every read route, and a Try through both
+	// chains (the quoting upstream's answer streams to the page).
+	page := r.get("/")
+	m := regexp.MustCompile(`name="axon-csrf" content="([0-9a-f]+)"`).FindStringSubmatch(page.body)
+	if m == nil {
+		t.Fatalf("the panel page has no CSRF token: %d %s", page.status, page.body)
+	}
+	seen = append(seen, page.body)
+	for _, path := range []string{"/panel/api/roster", "/panel/api/turns", "/panel/api/faces", "/panel/api/config", "/panel/api/stats"} {
+		resp := r.get(path)
+		seen = append(seen, path+"\n"+resp.body)
+	}
+	if roster := r.get("/panel/api/roster").body; !strings.Contains(roster, `"credential":"file:`+keyFile+`"`) {
+		t.Errorf("the roster does not show the credential's reference: %s", roster)
+	}
+	for _, chain := range []string{"default", "denied"} {
+		resp := r.askBody("/panel/api/try", `{"chain":"`+chain+`","prompt":"hi"}`, "X-Axon-CSRF", m[1])
+		if resp.status != http.StatusOK || !strings.Contains(resp.body, "event: ") {
+			t.Errorf("try %s: %d %s", chain, resp.status, resp.body)
+		}
+		seen = append(seen, "try "+chain+"\n"+resp.body)
+	}
+	if turns := r.get("/panel/api/turns").body; !strings.Contains(turns, `"source":"panel"`) {
+		t.Errorf("the panel's turns are not in its live view: %s", turns)
 	}
 	all := strings.Join(seen, "\n") + r.logs.String()
 	if strings.Contains(all, canary) || strings.Contains(all, canary[10:]) {
