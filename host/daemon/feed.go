@@ -24,16 +24,24 @@ type feed struct {
 	mu       sync.Mutex
 	turns    []panel.Turn // oldest first, at most panel.MaxTurns
 	nextID   int64
-	faces    map[string]panel.Face
+	faces    map[string]*shownFace
 	lastErr  map[string]string // provider → class of its last failed attempt, "" after one that answered
 	watchers map[chan panel.Update]*int
-	render   *facerender.Renderer
+	// render draws faces for the panel; made on the first image asked
+	// for, since its fonts cost the host memory a daemon nobody looks at
+	// should not pay.
+	render    *facerender.Renderer
+	renderErr error
+}
+
+// shownFace is a display's last frame and, once asked for, its image.
+type shownFace struct {
+	face  panel.Face
+	frame sdk.Frame
 }
 
 func newFeed() *feed {
-	f := &feed{faces: map[string]panel.Face{}, lastErr: map[string]string{}, watchers: map[chan panel.Update]*int{}}
-	f.render, _ = facerender.NewRenderer() // nil: faces are listed without an image
-	return f
+	return &feed{faces: map[string]*shownFace{}, lastErr: map[string]string{}, watchers: map[chan panel.Update]*int{}}
 }
 
 // observer is the chain observer recording the turns src runs.
@@ -83,26 +91,40 @@ func (o feedObserver) OnTurnEnd(name string, res *chain.Result, err error) {
 	o.f.publishLocked(panel.Update{Turn: &t})
 }
 
-// shown is faces.Options.Shown: it renders the frame as the png display
-// does, at the display's size (a character display at the png default).
+// shown is faces.Options.Shown: it keeps the frame, for the panel to
+// render as the png display does, at the display's size (a character
+// display at the png default).
 func (f *feed) shown(display string, fr sdk.Frame, caps sdk.DisplayCaps) {
 	w, h := caps.Width, caps.Height
 	if w < facerender.MinSize || h < facerender.MinSize || w > facerender.MaxSize || h > facerender.MaxSize {
 		w, h = 250, 122
 	}
 	face := panel.Face{Display: display, Expression: string(fr.Expression), Text: fr.Text, Width: w, Height: h, Updated: time.Now().UTC()}
-	if f.render != nil {
-		if img, err := f.render.Render(fr, w, h); err == nil {
-			var buf bytes.Buffer
-			if png.Encode(&buf, img) == nil {
-				face.PNG = buf.Bytes()
-			}
-		}
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.faces[display] = face
+	f.faces[display] = &shownFace{face: face, frame: fr}
 	f.publishLocked(panel.Update{Face: &face})
+}
+
+// imageLocked renders sf once.
+func (f *feed) imageLocked(sf *shownFace) {
+	if sf.face.PNG != nil {
+		return
+	}
+	if f.render == nil && f.renderErr == nil {
+		f.render, f.renderErr = facerender.NewRenderer()
+	}
+	if f.render == nil {
+		return
+	}
+	img, err := f.render.Render(sf.frame, sf.face.Width, sf.face.Height)
+	if err != nil {
+		return
+	}
+	var buf bytes.Buffer
+	if png.Encode(&buf, img) == nil {
+		sf.face.PNG = buf.Bytes()
+	}
 }
 
 func (f *feed) publishLocked(u panel.Update) {
@@ -143,8 +165,9 @@ func (f *feed) snapshotFaces(order []string) []panel.Face {
 	defer f.mu.Unlock()
 	out := []panel.Face{}
 	for _, name := range order {
-		if face, ok := f.faces[name]; ok {
-			out = append(out, face)
+		if sf, ok := f.faces[name]; ok {
+			f.imageLocked(sf)
+			out = append(out, sf.face)
 		}
 	}
 	return out
