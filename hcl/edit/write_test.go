@@ -165,7 +165,10 @@ func TestWriteFileFailure(t *testing.T) {
 func TestWriteFileReadOnlyDir(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() == 0 {
-		t.Skip("root writes into a read-only directory")
+		// Root ignores directory modes, so the failure cannot be caused
+		// here; the injected-writer tests above fail the same write, rename
+		// and backup steps as root.
+		t.Skip("root ignores a directory's mode: this failure needs an unprivileged user (the writer-hook tests cover it as root)")
 	}
 	dir, path := setup(t)
 	if err := os.Chmod(dir, 0o500); err != nil {

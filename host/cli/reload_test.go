@@ -22,15 +22,20 @@ import (
 type gatedUpstream struct {
 	*httptest.Server
 	arrived atomic.Int64
+	arrival chan struct{} // one send per request held
 	gate    chan struct{}
 	once    sync.Once
 }
 
 func newGatedUpstream(t *testing.T, name string) *gatedUpstream {
-	u := &gatedUpstream{gate: make(chan struct{})}
+	u := &gatedUpstream{gate: make(chan struct{}), arrival: make(chan struct{}, 64)}
 	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		u.arrived.Add(1)
+		select {
+		case u.arrival <- struct{}{}:
+		default:
+		}
 		<-u.gate
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprintf(w, "data: {\"id\":\"c\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"from %s\"}}]}\n\n", name)
@@ -90,11 +95,13 @@ func TestServeReloadWithRequestsInFlight(t *testing.T) {
 		}()
 	}
 	deadline := time.Now().Add(frontDoorHangGuard)
-	for slow.arrived.Load() < inFlight {
-		if time.Now().After(deadline) {
+	guard := time.After(frontDoorHangGuard)
+	for range inFlight {
+		select {
+		case <-slow.arrival:
+		case <-guard:
 			t.Fatalf("only %d of %d requests reached the upstream", slow.arrived.Load(), inFlight)
 		}
-		time.Sleep(10 * time.Millisecond) // polling the upstream's count, a hang guard above
 	}
 
 	write("provider.b, provider.a")
@@ -108,7 +115,9 @@ func TestServeReloadWithRequestsInFlight(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("SIGHUP did not reload: %s", getBody(t, base+"/v1/models"))
 		}
-		time.Sleep(10 * time.Millisecond) // polling, a hang guard above
+		// No event says a SIGHUP was handled but what it changed: poll
+		// that, bounded by the hang guard.
+		time.Sleep(10 * time.Millisecond)
 	}
 	if p := askServe(t, base); p != "b" {
 		t.Errorf("after SIGHUP the next request went to %s, want b", p)

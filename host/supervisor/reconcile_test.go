@@ -80,6 +80,8 @@ func TestReconcileKeepsUnchangedAndRetiresTheRest(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("retired process %d still runs after the drain", pid)
 			}
+			// The reaped process is another process's exit: nothing to
+			// wait on but its pid, polled under the hang guard.
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
