@@ -30,7 +30,7 @@ STATICCHECK        := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 
-.PHONY: all build run test test-deps test-race vet lint fuzz bench bench-overhead bench-profile bench-deps proto pi test-arm64 fixtures clean
+.PHONY: all build run test test-deps test-race vet lint fuzz bench bench-overhead bench-profile bench-deps proto pi test-arm64 fixtures screenshots clean
 
 all: build
 
@@ -105,7 +105,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/daemon/
 	$(GO) test -run '^$$' -bench 'Generate|Egress' -benchmem -benchtime 2000x ./host/supervisor/
 	$(GO) test -run '^$$' -bench PluginStart -benchtime 50x ./host/supervisor/
-	AXON_BENCH_BIN=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'IdleRSS|LoadedRSS|Arm64' -benchtime 1x ./host/cli/
+	AXON_BENCH_BIN=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'IdleRSS|LoadedRSS|Arm64|PanelRSS' -benchtime 1x ./host/cli/
 	$(GO) test -run '^$$' -bench . -benchmem ./host/chain/ ./host/wal/ ./host/api/
 	$(GO) test -run '^$$' -bench . -benchmem ./plugins/...
 	@$(MAKE) --no-print-directory bench-overhead
@@ -157,6 +157,11 @@ test-arm64:
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -exec qemu-aarch64-static $(ARM64_PKGS)
 	# The arm64 seccomp policy (qemu-user cannot load a filter: only the policy tests).
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -exec qemu-aarch64-static -run 'Policy|Decisions|Lists|Allowed' ./host/sandbox/seccomp/
+
+# Retakes the panel's screenshots in docs/panel/ (README, "The panel") with
+# the browser test that checks each page; commit them.
+screenshots: test-deps
+	AXON_SCREENSHOTS=1 $(GO) test -count=1 -run '^TestPanelInABrowser$$' ./host/cli/
 
 # Refreshes the copy of the shared recorded provider responses that the
 # plugin tests replay (never edit the copy; see plugins/testdata/README.md).

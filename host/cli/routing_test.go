@@ -100,8 +100,15 @@ func TestServeRotationSurvivesKill(t *testing.T) {
 // URL; the process is killed when the test ends (its log shown if it failed).
 func startServe(t *testing.T, cfg string, args ...string) (string, *exec.Cmd) {
 	t.Helper()
+	return startServeEnv(t, nil, cfg, args...)
+}
+
+// startServeEnv is startServe with env added to the process's environment
+// (HOME alone otherwise).
+func startServeEnv(t *testing.T, env []string, cfg string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "axon"), append([]string{"serve", "--config", cfg}, args...)...)
-	cmd.Env = []string{"HOME=" + t.TempDir()}
+	cmd.Env = append([]string{"HOME=" + t.TempDir()}, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

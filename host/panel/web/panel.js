@@ -172,7 +172,7 @@
       return el('tr', { 'data-provider': p.name },
         cell(p.name, 'mono'), cell(p.tier || '-'), cell((p.good_at || []).join(', ')),
         cell(p.enabled === undefined ? 'unset' : String(p.enabled)), cell(p.gate || 'routable', p.gate ? 'outcome-refused' : ''),
-        cell(budget + ' / ' + spent), cell(p.plugin, 'mono'), cell(p.model, 'mono'), cell(p.sandbox, 'mono'),
+        cell(budget + ' / ' + spent), cell(p.plugin, 'mono'), cell(p.model, 'mono'), cell(p.sandbox, 'mono layers'),
         cell(p.state, p.state === 'running' ? 'outcome-ok' : p.state === 'failed' ? 'outcome-error' : ''),
         cell(p.last_error || '', p.last_error ? 'outcome-error' : ''), cell(p.credential || '', 'mono'));
     }));
@@ -180,7 +180,7 @@
       cell(c.name, 'mono'), cell(c.providers.join(' → ')), cell(c.strategy),
       cell(c.classifier ? c.classifier + (c.classifier_timeout ? ' (' + c.classifier_timeout + ')' : '') : 'off'))));
     clear($('#roster-displays tbody'), ...r.displays.map((d) => el('tr', { 'data-display': d.name },
-      cell(d.name, 'mono'), cell(d.plugin, 'mono'), cell(d.sandbox, 'mono'), cell(d.state))));
+      cell(d.name, 'mono'), cell(d.plugin, 'mono'), cell(d.sandbox, 'mono layers'), cell(d.state))));
   }
   loaders.roster = () => loadRoster().then(renderRoster).catch((e) => { $('#roster-config').textContent = e.message; });
 
