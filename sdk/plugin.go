@@ -89,6 +89,13 @@ type Config struct {
 	// Egress is the plugin's only network path. It is nil for plugins
 	// configured without one (for example in unit tests).
 	Egress Egress
+	// Proxy is the URL of the HTTPS proxy the host offers this plugin
+	// process and its children ("http://127.0.0.1:PORT", for HTTPS_PROXY),
+	// or "" when its block does not enable one (egress { proxy = true }).
+	// It takes CONNECT host:port only; the host checks each host against
+	// the block's allow list and tunnels the bytes untouched: it sees
+	// nothing inside the TLS and injects no credential.
+	Proxy string
 	// Logger writes to the host's log under this plugin instance's name.
 	Logger hclog.Logger
 }
