@@ -46,9 +46,9 @@ const (
 )
 
 // assemble turns p into the filter program for the running architecture:
-// the argument checks of allowIf, then the library's program for p with
+// the argument checks of rules, then the library's program for p with
 // ENOSYS as its default action.
-func assemble(p seccompbpf.Policy) ([]bpf.Instruction, error) {
+func assemble(p seccompbpf.Policy, rules []argRule) ([]bpf.Instruction, error) {
 	info, err := arch.GetInfo(runtime.GOARCH)
 	if err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
@@ -65,7 +65,7 @@ func assemble(p seccompbpf.Policy) ([]bpf.Instruction, error) {
 	}
 	numbers[last] = bpf.RetConstant{Val: uint32(errno(errnoENOSYS))}
 
-	checks, err := argChecks(info, allowIf)
+	checks, err := argChecks(info, rules)
 	if err != nil {
 		return nil, err
 	}
@@ -73,8 +73,9 @@ func assemble(p seccompbpf.Policy) ([]bpf.Instruction, error) {
 }
 
 // argChecks assembles the rules into a program that returns ALLOW for a
-// call whose rule holds and otherwise jumps to its end, where the policy's
-// program starts again from the architecture and the call number.
+// call one of whose rules holds and otherwise jumps to its end, where the
+// policy's program starts again from the architecture and the call number.
+// Rules are tried in order, so two rules for one call allow either.
 func argChecks(info *arch.Info, rules []argRule) ([]bpf.Instruction, error) {
 	var prog []bpf.Instruction
 	var toEnd []int // indexes of the jumps to the end, fixed at the end
@@ -88,20 +89,21 @@ func argChecks(info *arch.Info, rules []argRule) ([]bpf.Instruction, error) {
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(info.ID), SkipTrue: 1},
 	)
 	jumpToEnd()
-	prog = append(prog, bpf.LoadAbsolute{Off: offNr, Size: 4})
 	for _, r := range rules {
 		nr, ok := info.SyscallNames[r.call]
 		if !ok {
 			return nil, fmt.Errorf("seccomp: %s has no system call %q", info.Name, r.call)
 		}
 		n := len(r.checks)
-		// Not this call: skip its checks, its return and its jump.
-		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(nr | info.SeccompMask), SkipFalse: uint8(2*n + 2)})
+		// The checks load arguments: every rule loads the call number again.
+		prog = append(prog, bpf.LoadAbsolute{Off: offNr, Size: 4})
+		// Not this call: skip its checks and its return, to the next rule.
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(nr | info.SeccompMask), SkipFalse: uint8(2*n + 1)})
 		for i, c := range r.checks {
 			if c.arg > 5 {
 				return nil, fmt.Errorf("seccomp: %s: no argument %d", r.call, c.arg)
 			}
-			fail := uint8(2*(n-1-i) + 1) // past the remaining checks and the return
+			fail := uint8(2*(n-1-i) + 1) // past the remaining checks and the return, to the next rule
 			prog = append(prog, bpf.LoadAbsolute{Off: offArgs + 8*c.arg + uint32(c.half), Size: 4})
 			switch c.op {
 			case equal:
@@ -115,7 +117,6 @@ func argChecks(info *arch.Info, rules []argRule) ([]bpf.Instruction, error) {
 			}
 		}
 		prog = append(prog, bpf.RetConstant{Val: uint32(seccompbpf.ActionAllow)})
-		jumpToEnd()
 	}
 	jumpToEnd()
 	for _, i := range toEnd {

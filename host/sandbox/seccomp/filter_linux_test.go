@@ -33,6 +33,10 @@ import (
 // file the variable names.
 const childEnv = "AXON_SECCOMP_CHILD_REPORT"
 
+// childInetEnv, set to 1, makes the child install the filter with
+// Options{Inet: true}.
+const childInetEnv = "AXON_SECCOMP_CHILD_INET"
+
 func TestMain(m *testing.M) {
 	if path := os.Getenv(childEnv); path != "" {
 		os.Exit(child(path))
@@ -99,13 +103,27 @@ var harmless = map[string][]uintptr{
 
 // TestFilterInForce runs the filter for real: a child process (this test
 // binary again) installs it and reports what it could and could not do.
+// With Options{Inet: true} (the proxy's plugins) sockets of AF_INET and
+// AF_INET6 are allowed too, and nothing else changes.
 func TestFilterInForce(t *testing.T) {
 	t.Parallel()
+	for _, inet := range []bool{false, true} {
+		t.Run(fmt.Sprintf("inet=%v", inet), func(t *testing.T) {
+			t.Parallel()
+			filterInForce(t, inet)
+		})
+	}
+}
+
+func filterInForce(t *testing.T, inet bool) {
 	report := filepath.Join(t.TempDir(), "report.json")
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a hang guard, not a timing claim
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0])
 	cmd.Env = append(os.Environ(), childEnv+"="+report)
+	if inet {
+		cmd.Env = append(cmd.Env, childInetEnv+"=1")
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no terminal for vhangup or TIOCSTI
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -133,7 +151,11 @@ func TestFilterInForce(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff(wantReport(), got); diff != "" {
+	want := wantReport()
+	if inet {
+		want["socket/inet"], want["socket/inet6"], want["net.Listen tcp"] = "succeeded", "succeeded", "ok"
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("child report (-want +got):\n%s\nchild output:\n%s", diff, out)
 	}
 }
@@ -205,7 +227,7 @@ func child(path string) int {
 		r["arch"] = err.Error()
 	}
 
-	if err := Install(); err != nil {
+	if err := InstallWith(Options{Inet: os.Getenv(childInetEnv) == "1"}); err != nil {
 		r["install"] = err.Error()
 	} else {
 		r["install"] = "ok"

@@ -14,12 +14,15 @@ import (
 // Install sets no_new_privs and loads the plugin filter on every thread of
 // the calling process (TSYNC). It never returns nil unless the filter is in
 // force.
-func Install() error {
+func Install() error { return InstallWith(Options{}) }
+
+// InstallWith is Install with the filter widened by o.
+func InstallWith(o Options) error {
 	p, err := Policy(runtime.GOARCH)
 	if err != nil {
 		return err
 	}
-	return load(seccompbpf.Filter{NoNewPrivs: true, Flag: seccompbpf.FilterFlagTSync, Policy: p})
+	return load(seccompbpf.Filter{NoNewPrivs: true, Flag: seccompbpf.FilterFlagTSync, Policy: p}, o.rules())
 }
 
 // load is the library's LoadFilter with three differences that Install's
@@ -28,8 +31,8 @@ func Install() error {
 // the goroutine could move between the two calls), and a TSYNC failure is
 // an error (the kernel reports it as a positive thread id with no errno,
 // which LoadFilter takes for success).
-func load(f seccompbpf.Filter) error {
-	prog, err := assemble(f.Policy)
+func load(f seccompbpf.Filter, rules []argRule) error {
+	prog, err := assemble(f.Policy, rules)
 	if err != nil {
 		return err
 	}

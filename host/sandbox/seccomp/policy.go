@@ -48,7 +48,9 @@ const (
 	errnoENOSYS       = 38
 	errnoEAFNOSUPPORT = 97
 
-	afUnix = 1
+	afUnix  = 1
+	afInet  = 2
+	afInet6 = 10
 
 	tiocsti   = 0x5412 // push a byte into a terminal's input queue
 	tioclinux = 0x541c // console selection and paste
@@ -167,6 +169,32 @@ var allowIf = []argRule{
 	// The kernel reads the request as 32 bits: a request with high bits set
 	// is TIOCSTI to it, so it is refused too.
 	{"ioctl", []argCheck{{1, high, equal, 0}, {1, low, notEqual, tiocsti}, {1, low, notEqual, tioclinux}}},
+}
+
+// Options widen the filter for one plugin process.
+type Options struct {
+	// Inet allows socket() for AF_INET and AF_INET6 as well. Only a
+	// process in a network namespace of its own gets it (the sandbox's
+	// net layer, with nothing in it but loopback): there such a socket
+	// reaches the process's own 127.0.0.1 and nothing else. It is for the
+	// HTTPS proxy the host offers a plugin (egress { proxy = true }),
+	// which listens on that loopback.
+	Inet bool
+}
+
+// inetRules allow socket() for the two Internet families, with the same
+// checks as AF_UNIX: the high half of the family zero.
+var inetRules = []argRule{
+	{"socket", []argCheck{{0, high, equal, 0}, {0, low, equal, afInet}}},
+	{"socket", []argCheck{{0, high, equal, 0}, {0, low, equal, afInet6}}},
+}
+
+// rules are the argument rules the filter checks under o.
+func (o Options) rules() []argRule {
+	if o.Inet {
+		return slices.Concat(allowIf, inetRules)
+	}
+	return allowIf
 }
 
 func errno(e uint32) seccompbpf.Action { return seccompbpf.ActionErrno | seccompbpf.Action(e) }

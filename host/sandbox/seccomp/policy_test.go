@@ -28,7 +28,7 @@ func TestPolicyBothArches(t *testing.T) {
 			if goarch != runtime.GOARCH {
 				return // the library assembles only for the running architecture
 			}
-			prog, err := assemble(p)
+			prog, err := assemble(p, allowIf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := assemble(p)
+	prog, err := assemble(p, allowIf)
 	if err != nil {
 		t.Fatal(err)
 	}
