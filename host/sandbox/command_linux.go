@@ -74,6 +74,7 @@ func (j *Jail) Command() (*Process, error) {
 		Binary:     filepath.Base(j.Binary),
 		BinaryPath: j.Binary,
 		SwitchIDs:  root || sub,
+		Loopback:   j.Loopback,
 	}
 	if sub {
 		r, w, err := os.Pipe()

@@ -75,6 +75,11 @@ func runInit() {
 	if err := buildView(&sp); err != nil {
 		fail(err)
 	}
+	if sp.Loopback {
+		if err := inLayer(LayerNet, loopbackUp()); err != nil {
+			fail(err)
+		}
+	}
 	// Nothing the host passed may reach the plugin but the binary it runs.
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		fail(inLayer(LayerMount, fmt.Errorf("close inherited descriptors: %w", err)))
@@ -86,7 +91,7 @@ func runInit() {
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
 		fail(inLayer(LayerPID, fmt.Errorf("parent death signal: %w", err)))
 	}
-	if err := inLayer(LayerSeccomp, seccomp.Install()); err != nil {
+	if err := inLayer(LayerSeccomp, seccomp.InstallWith(seccomp.Options{Inet: sp.Loopback})); err != nil {
 		fail(err)
 	}
 	env := make([]string, 0, len(os.Environ()))
@@ -166,4 +171,27 @@ func execFD(fd int, argv, env []string) error {
 	_, _, errno := syscall.Syscall6(unix.SYS_EXECVEAT, uintptr(fd), uintptr(unsafe.Pointer(empty)),
 		uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])), unix.AT_EMPTY_PATH, 0)
 	return errno
+}
+
+// loopbackUp brings up lo, the one interface of the jail's new network
+// namespace (it starts down). The init still holds the namespace's
+// CAP_NET_ADMIN here.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("loopback: socket: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("loopback: %w", err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback: read lo's flags: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("loopback: bring lo up: %w", err)
+	}
+	return nil
 }

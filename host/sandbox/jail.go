@@ -26,6 +26,13 @@ type Jail struct {
 	// IDs are the host uid and gid the plugin runs as. The zero value means
 	// the host's own ids (an unprivileged host without subordinate ids).
 	IDs IDs
+
+	// Loopback brings up the loopback interface of the jail's own network
+	// namespace and lets the plugin open IPv4 and IPv6 sockets, which can
+	// reach that interface and nothing else: the jail has no other. It is
+	// for the HTTPS proxy the host offers a plugin and its children on
+	// 127.0.0.1 (egress { proxy = true }).
+	Loopback bool
 }
 
 // IDs is a host uid/gid pair. Set is false for "the host's own". Sub

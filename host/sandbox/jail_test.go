@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -291,4 +292,37 @@ func fileSum(t *testing.T, path string) []byte {
 	}
 	s := sha256.Sum256(b)
 	return s[:]
+}
+
+// TestLoopback: a jail with Loopback may listen on and connect to its own
+// 127.0.0.1 (the proxy's listener), and still reaches nothing of the
+// host's: a listener on the host's loopback is out of reach. Without it,
+// no IPv4 socket opens at all.
+func TestLoopback(t *testing.T) {
+	t.Parallel()
+	host, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	go func() {
+		for {
+			c, err := host.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("host secret"))
+			c.Close()
+		}
+	}()
+	with := Jail{Name: "lo", IDs: rootIDs(), Loopback: true}
+	if out := probe(t, with, "loopback"); !strings.HasPrefix(out, "loopback: listened on and connected to 127.0.0.1:") {
+		t.Errorf("with Loopback: %s", out)
+	}
+	if out := probe(t, with, "dial-tcp", host.Addr().String()); !strings.HasPrefix(out, "blocked: ") {
+		t.Errorf("with Loopback the host's own loopback listener was reached: %s", out)
+	}
+	if out := probe(t, Jail{Name: "nolo", IDs: rootIDs()}, "loopback"); !strings.HasPrefix(out, "blocked: listen: ") || !strings.Contains(out, "address family not supported") {
+		t.Errorf("without Loopback: %s", out)
+	}
 }

@@ -33,6 +33,8 @@ type initSpec struct {
 	// namespace's root.
 	WaitFD int
 	Sub    bool // subordinate ids: the plugin's files must be reachable by the host's other uid
+
+	Loopback bool // Jail.Loopback: lo up, and the filter allows IPv4/IPv6 sockets
 }
 
 // mountSpec is one bind mount of a host path at the same path inside, or

@@ -27,6 +27,7 @@ var attacks = map[string]attack{
 	"setns-net":        {"PID ADDR", setnsNet},
 	"dial-tcp":         {"ADDR", dialTCP},
 	"dial-udp":         {"ADDR", dialUDP},
+	"loopback":         {"", loopback},
 	"raw-socket":       {"", rawSocket},
 	"abstract-unix":    {"NAME", abstractUnix},
 	"unix-connect":     {"PATH", unixConnect},

@@ -101,6 +101,24 @@ func dialTCP(ctx context.Context, args []string) string {
 	return escaped("connected to %s from %s; the peer sent: %s", c.RemoteAddr(), c.LocalAddr(), fromPeer(c))
 }
 
+// loopback listens on 127.0.0.1 and connects to itself: what a jail with
+// Loopback allows its plugin (the proxy's listener) and no other jail. It
+// is not an escape: that loopback is the jail's own.
+func loopback(ctx context.Context, _ []string) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return blocked("listen: %v", err)
+	}
+	defer l.Close()
+	d := net.Dialer{Timeout: netTimeout}
+	c, err := d.DialContext(ctx, "tcp", l.Addr().String())
+	if err != nil {
+		return blocked("connect to own listener %s: %v", l.Addr(), err)
+	}
+	c.Close()
+	return "loopback: listened on and connected to " + l.Addr().String()
+}
+
 func dialUDP(ctx context.Context, args []string) string {
 	d := net.Dialer{Timeout: netTimeout}
 	c, err := d.DialContext(ctx, "udp", args[0])
