@@ -34,6 +34,10 @@ type Grant struct {
 	// base_url (and auth { origins }), never the rest of Allow. Empty:
 	// nowhere.
 	Inject AllowList
+	// Proxy serves the plugin's CONNECT tunnels (Tunnel): its HTTPS proxy,
+	// egress { proxy = true }. Tunnels reach only Allow, and carry bytes
+	// the host neither reads nor changes: nothing is injected.
+	Proxy bool
 
 	// Limits; a zero field takes the default beside it.
 	ConnectTimeout     time.Duration // TCP + TLS; 10s

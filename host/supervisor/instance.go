@@ -274,7 +274,9 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 	in.configured = &configured{info: p.info, values: values}
 	in.mu.Unlock()
 	var eg sdk.Egress
+	proxy := false
 	if g := in.spec.Egress; g != nil {
+		proxy = g.Proxy
 		grant := *g
 		grant.Plugin = in.spec.Name
 		if !grant.AuthSet && !grant.Credential.IsZero() {
@@ -283,7 +285,7 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 		p.egress = egress.New(grant, in.logger, in.opts.EgressOptions...)
 		eg = p.egress
 	}
-	if err := base.Configure(ctx, values, eg); err != nil {
+	if err := base.Configure(ctx, values, eg, proxy); err != nil {
 		return fmt.Errorf("configure: %w", err)
 	}
 	if p.service, err = p.rpc.Dispense(string(in.spec.Kind)); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -56,7 +57,7 @@ func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*l
 		cmd := exec.Command(inheritedBinary) // the checked descriptor, fd 3 in the child
 		cmd.Args[0] = filepath.Base(sp.Path)
 		cmd.ExtraFiles = []*os.File{bin}
-		cmd.Env = append(append(hostPluginEnv(), opts.Env...), prof.env...)
+		cmd.Env = append(append(withHome(hostPluginEnv(), sp.Home), opts.Env...), prof.env...)
 		cmd.SysProcAttr = plainSysProcAttr()
 		l.cfg.Cmd = cmd
 		return l, nil
@@ -65,8 +66,9 @@ func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*l
 	l.cfg.RunnerFunc = func(_ hclog.Logger, cmd *exec.Cmd, socketDir string) (runner.Runner, error) {
 		j := sandbox.Jail{
 			Name: sp.Name, Binary: sp.Path, SHA256: sp.SHA256,
-			Env:       append(append(append(jailPluginEnv(), opts.Env...), prof.env...), cmd.Env...),
+			Env:       append(append(append(withHome(jailPluginEnv(), sp.Home), opts.Env...), prof.env...), cmd.Env...),
 			SocketDir: socketDir, Grants: append(slices.Clip(sp.Grants), prof.grants...), IDs: ids,
+			Loopback: sp.Egress != nil && sp.Egress.Proxy,
 		}
 		proc, err := j.Command()
 		if err != nil {
@@ -126,6 +128,15 @@ func (l *launch) pid(client *plugin.Client) int {
 // jailPluginEnv is the whole environment a jailed plugin gets besides
 // go-plugin's own: no secret, no PATH; HOME and TMPDIR are its private /tmp.
 func jailPluginEnv() []string { return []string{"HOME=/tmp", "TMPDIR=/tmp"} }
+
+// withHome replaces env's HOME with home, when set.
+func withHome(env []string, home string) []string {
+	if home == "" {
+		return env
+	}
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
+	return append(out, "HOME="+home)
+}
 
 // hostPluginEnv is the environment of an unsandboxed plugin.
 func hostPluginEnv() []string {

@@ -33,8 +33,16 @@ type Spec struct {
 	Values func(info sdk.Info) (json.RawMessage, error)
 
 	// Egress, when set, is served to the plugin. A zero Auth scheme is
-	// filled from the plugin's Info.Auth.
+	// filled from the plugin's Info.Auth. With Egress.Proxy the plugin runs
+	// the HTTPS proxy on its loopback: its jail brings lo up and allows
+	// IPv4/IPv6 sockets, which reach only that lo.
 	Egress *egress.Grant
+
+	// Home, when set, is the plugin process's HOME (a directory its
+	// Grants show it read-write): where a command-line client the plugin
+	// runs keeps its own login. Empty: the jail's private /tmp, or the
+	// host's HOME for an unsandboxed plugin.
+	Home string
 
 	// IdleStop, when positive, stops the process once no call has run on
 	// it for this long (checked every HealthInterval); the next call

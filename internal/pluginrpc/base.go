@@ -3,6 +3,7 @@ package pluginrpc
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -19,6 +20,9 @@ type baseServer struct {
 	impl   sdk.Plugin
 	broker *plugin.GRPCBroker
 	logger hclog.Logger
+
+	mu    sync.Mutex
+	proxy *loopbackProxy // started by the first Configure with egress_proxy
 }
 
 func (s *baseServer) Info(context.Context, *pb.Empty) (*pb.InfoResponse, error) {
@@ -32,7 +36,15 @@ func (s *baseServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*
 		if err != nil {
 			return nil, toStatus(sdk.Transientf("dial host egress: %v", err))
 		}
-		cfg.Egress = &egressClient{client: pb.NewEgressClient(conn)}
+		client := pb.NewEgressClient(conn)
+		cfg.Egress = &egressClient{client: client}
+		if req.GetEgressProxy() {
+			url, err := s.startProxy(client)
+			if err != nil {
+				return nil, toStatus(sdk.Transientf("%v", err))
+			}
+			cfg.Proxy = url
+		}
 	}
 	if err := s.impl.Configure(ctx, cfg); err != nil {
 		return nil, toStatus(err)
@@ -67,18 +79,39 @@ func (c *BaseClient) Info(ctx context.Context) (sdk.Info, error) {
 	return infoFromProto(resp), nil
 }
 
+// startProxy starts the process's HTTPS proxy on the first Configure that
+// asks for it and returns its URL; a later Configure keeps the same
+// listener, now carried over the newest egress connection.
+func (s *baseServer) startProxy(client pb.EgressClient) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proxy == nil {
+		p, err := startProxy(client, s.logger)
+		if err != nil {
+			return "", err
+		}
+		s.proxy = p
+	}
+	s.proxy.setClient(client)
+	return s.proxy.url, nil
+}
+
 // Configure sends the plugin-owned values and, when egress is not nil,
 // serves it to the plugin over the go-plugin broker (once per process).
-func (c *BaseClient) Configure(ctx context.Context, values json.RawMessage, egress sdk.Egress) error {
+// With proxy (and an egress that is a Tunneler) the plugin runs the HTTPS
+// proxy on its loopback and the host serves its tunnels; without it every
+// Tunnel call is refused.
+func (c *BaseClient) Configure(ctx context.Context, values json.RawMessage, egress sdk.Egress, proxy bool) error {
 	req := &pb.ConfigureRequest{ConfigJson: values}
 	if egress != nil {
 		id := c.broker.NextId()
 		go c.broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
 			s := grpc.NewServer(append(opts, GRPCOptions()...)...)
-			pb.RegisterEgressServer(s, &egressServer{impl: egress})
+			pb.RegisterEgressServer(s, &egressServer{impl: egress, proxy: proxy})
 			return s
 		})
 		req.EgressBrokerId = id
+		req.EgressProxy = proxy
 	}
 	_, err := c.client.Configure(ctx, req)
 	return c.err(ctx, err)

@@ -47,7 +47,8 @@ func headersFromProto(hs []*pb.Header) http.Header {
 // process, and serves that plugin's egress with impl.
 type egressServer struct {
 	pb.UnimplementedEgressServer
-	impl sdk.Egress
+	impl  sdk.Egress
+	proxy bool // the block enables the HTTPS proxy: Tunnel calls are served
 }
 
 func (s *egressServer) Do(stream pb.Egress_DoServer) error {

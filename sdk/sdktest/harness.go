@@ -43,7 +43,7 @@ func Serve(t testing.TB, kind sdk.Kind, impl sdk.Plugin, values json.RawMessage,
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	if err := base.Configure(ctx, full, egress); err != nil {
+	if err := base.Configure(ctx, full, egress, false); err != nil {
 		t.Fatalf("Configure: %v", err)
 	}
 	return &Conn{Info: info, rpc: client}

@@ -317,8 +317,11 @@ type ConfigureRequest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	ConfigJson     []byte                 `protobuf:"bytes,1,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
 	EgressBrokerId uint32                 `protobuf:"varint,2,opt,name=egress_broker_id,json=egressBrokerId,proto3" json:"egress_broker_id,omitempty"` // 0: no egress granted
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// With an egress: run the HTTPS proxy (CONNECT) on the plugin's
+	// loopback, each tunnel carried by Egress.Tunnel.
+	EgressProxy   bool `protobuf:"varint,3,opt,name=egress_proxy,json=egressProxy,proto3" json:"egress_proxy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ConfigureRequest) Reset() {
@@ -363,6 +366,13 @@ func (x *ConfigureRequest) GetEgressBrokerId() uint32 {
 		return x.EgressBrokerId
 	}
 	return 0
+}
+
+func (x *ConfigureRequest) GetEgressProxy() bool {
+	if x != nil {
+		return x.EgressProxy
+	}
+	return false
 }
 
 type Model struct {
@@ -1582,6 +1592,74 @@ func (x *Frame) GetStatus() map[string]string {
 	return nil
 }
 
+type TunnelFrame struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Hostport      string                 `protobuf:"bytes,1,opt,name=hostport,proto3" json:"hostport,omitempty"` // plugin, first message only
+	Data          []byte                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	CloseWrite    bool                   `protobuf:"varint,3,opt,name=close_write,json=closeWrite,proto3" json:"close_write,omitempty"` // plugin: no more data from its side
+	Established   bool                   `protobuf:"varint,4,opt,name=established,proto3" json:"established,omitempty"`                 // host, first message: connected upstream
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TunnelFrame) Reset() {
+	*x = TunnelFrame{}
+	mi := &file_plugin_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TunnelFrame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TunnelFrame) ProtoMessage() {}
+
+func (x *TunnelFrame) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TunnelFrame.ProtoReflect.Descriptor instead.
+func (*TunnelFrame) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *TunnelFrame) GetHostport() string {
+	if x != nil {
+		return x.Hostport
+	}
+	return ""
+}
+
+func (x *TunnelFrame) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *TunnelFrame) GetCloseWrite() bool {
+	if x != nil {
+		return x.CloseWrite
+	}
+	return false
+}
+
+func (x *TunnelFrame) GetEstablished() bool {
+	if x != nil {
+		return x.Established
+	}
+	return false
+}
+
 type Header struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1592,7 +1670,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_plugin_proto_msgTypes[22]
+	mi := &file_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1604,7 +1682,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[22]
+	mi := &file_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1617,7 +1695,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{22}
+	return file_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Header) GetName() string {
@@ -1650,7 +1728,7 @@ type EgressRequest struct {
 
 func (x *EgressRequest) Reset() {
 	*x = EgressRequest{}
-	mi := &file_plugin_proto_msgTypes[23]
+	mi := &file_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1662,7 +1740,7 @@ func (x *EgressRequest) String() string {
 func (*EgressRequest) ProtoMessage() {}
 
 func (x *EgressRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[23]
+	mi := &file_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1675,7 +1753,7 @@ func (x *EgressRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EgressRequest.ProtoReflect.Descriptor instead.
 func (*EgressRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{23}
+	return file_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *EgressRequest) GetMethod() string {
@@ -1731,7 +1809,7 @@ type EgressResponse struct {
 
 func (x *EgressResponse) Reset() {
 	*x = EgressResponse{}
-	mi := &file_plugin_proto_msgTypes[24]
+	mi := &file_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1743,7 +1821,7 @@ func (x *EgressResponse) String() string {
 func (*EgressResponse) ProtoMessage() {}
 
 func (x *EgressResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[24]
+	mi := &file_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1756,7 +1834,7 @@ func (x *EgressResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EgressResponse.ProtoReflect.Descriptor instead.
 func (*EgressResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{24}
+	return file_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *EgressResponse) GetStatus() int32 {
@@ -1807,11 +1885,12 @@ const file_plugin_proto_rawDesc = "" +
 	"\vauth_scheme\x18\x06 \x01(\tR\n" +
 	"authScheme\x12\x1b\n" +
 	"\tauth_name\x18\a \x01(\tR\bauthName\x12\x18\n" +
-	"\aprefill\x18\b \x01(\bR\aprefill\"]\n" +
+	"\aprefill\x18\b \x01(\bR\aprefill\"\x80\x01\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\x12(\n" +
-	"\x10egress_broker_id\x18\x02 \x01(\rR\x0eegressBrokerId\"j\n" +
+	"\x10egress_broker_id\x18\x02 \x01(\rR\x0eegressBrokerId\x12!\n" +
+	"\fegress_proxy\x18\x03 \x01(\bR\vegressProxy\"j\n" +
 	"\x05Model\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0econtext_window\x18\x02 \x01(\x03R\rcontextWindow\x12*\n" +
@@ -1918,7 +1997,13 @@ const file_plugin_proto_rawDesc = "" +
 	"\x06status\x18\x03 \x03(\v2!.axon.plugin.v1.Frame.StatusEntryR\x06status\x1a9\n" +
 	"\vStatusEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"4\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x80\x01\n" +
+	"\vTunnelFrame\x12\x1a\n" +
+	"\bhostport\x18\x01 \x01(\tR\bhostport\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\x12\x1f\n" +
+	"\vclose_write\x18\x03 \x01(\bR\n" +
+	"closeWrite\x12 \n" +
+	"\vestablished\x18\x04 \x01(\bR\vestablished\"4\n" +
 	"\x06Header\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06values\x18\x02 \x03(\tR\x06values\"\xb5\x01\n" +
@@ -1945,9 +2030,10 @@ const file_plugin_proto_rawDesc = "" +
 	"\aDisplay\x12:\n" +
 	"\x04Caps\x12\x15.axon.plugin.v1.Empty\x1a\x1b.axon.plugin.v1.DisplayCaps\x124\n" +
 	"\x04Show\x12\x15.axon.plugin.v1.Frame\x1a\x15.axon.plugin.v1.Empty\x124\n" +
-	"\x04Halt\x12\x15.axon.plugin.v1.Empty\x1a\x15.axon.plugin.v1.Empty2Q\n" +
+	"\x04Halt\x12\x15.axon.plugin.v1.Empty\x1a\x15.axon.plugin.v1.Empty2\x99\x01\n" +
 	"\x06Egress\x12G\n" +
-	"\x02Do\x12\x1d.axon.plugin.v1.EgressRequest\x1a\x1e.axon.plugin.v1.EgressResponse(\x010\x01B.Z,github.com/axonhq/axon/internal/pluginrpc/pbb\x06proto3"
+	"\x02Do\x12\x1d.axon.plugin.v1.EgressRequest\x1a\x1e.axon.plugin.v1.EgressResponse(\x010\x01\x12F\n" +
+	"\x06Tunnel\x12\x1b.axon.plugin.v1.TunnelFrame\x1a\x1b.axon.plugin.v1.TunnelFrame(\x010\x01B.Z,github.com/axonhq/axon/internal/pluginrpc/pbb\x06proto3"
 
 var (
 	file_plugin_proto_rawDescOnce sync.Once
@@ -1961,7 +2047,7 @@ func file_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_proto_rawDescData
 }
 
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_plugin_proto_goTypes = []any{
 	(*Empty)(nil),            // 0: axon.plugin.v1.Empty
 	(*Error)(nil),            // 1: axon.plugin.v1.Error
@@ -1985,11 +2071,12 @@ var file_plugin_proto_goTypes = []any{
 	(*CallRequest)(nil),      // 19: axon.plugin.v1.CallRequest
 	(*DisplayCaps)(nil),      // 20: axon.plugin.v1.DisplayCaps
 	(*Frame)(nil),            // 21: axon.plugin.v1.Frame
-	(*Header)(nil),           // 22: axon.plugin.v1.Header
-	(*EgressRequest)(nil),    // 23: axon.plugin.v1.EgressRequest
-	(*EgressResponse)(nil),   // 24: axon.plugin.v1.EgressResponse
-	nil,                      // 25: axon.plugin.v1.GenerateRequest.OptionsEntry
-	nil,                      // 26: axon.plugin.v1.Frame.StatusEntry
+	(*TunnelFrame)(nil),      // 22: axon.plugin.v1.TunnelFrame
+	(*Header)(nil),           // 23: axon.plugin.v1.Header
+	(*EgressRequest)(nil),    // 24: axon.plugin.v1.EgressRequest
+	(*EgressResponse)(nil),   // 25: axon.plugin.v1.EgressResponse
+	nil,                      // 26: axon.plugin.v1.GenerateRequest.OptionsEntry
+	nil,                      // 27: axon.plugin.v1.Frame.StatusEntry
 }
 var file_plugin_proto_depIdxs = []int32{
 	2,  // 0: axon.plugin.v1.InfoResponse.config:type_name -> axon.plugin.v1.Attribute
@@ -2003,14 +2090,14 @@ var file_plugin_proto_depIdxs = []int32{
 	7,  // 8: axon.plugin.v1.Message.parts:type_name -> axon.plugin.v1.Part
 	13, // 9: axon.plugin.v1.GenerateRequest.messages:type_name -> axon.plugin.v1.Message
 	14, // 10: axon.plugin.v1.GenerateRequest.tools:type_name -> axon.plugin.v1.ToolSpec
-	25, // 11: axon.plugin.v1.GenerateRequest.options:type_name -> axon.plugin.v1.GenerateRequest.OptionsEntry
+	26, // 11: axon.plugin.v1.GenerateRequest.options:type_name -> axon.plugin.v1.GenerateRequest.OptionsEntry
 	11, // 12: axon.plugin.v1.Event.tool_call:type_name -> axon.plugin.v1.ToolCallPart
 	16, // 13: axon.plugin.v1.Event.usage:type_name -> axon.plugin.v1.Usage
 	17, // 14: axon.plugin.v1.Event.more:type_name -> axon.plugin.v1.Event
 	14, // 15: axon.plugin.v1.ToolsResponse.tools:type_name -> axon.plugin.v1.ToolSpec
-	26, // 16: axon.plugin.v1.Frame.status:type_name -> axon.plugin.v1.Frame.StatusEntry
-	22, // 17: axon.plugin.v1.EgressRequest.headers:type_name -> axon.plugin.v1.Header
-	22, // 18: axon.plugin.v1.EgressResponse.headers:type_name -> axon.plugin.v1.Header
+	27, // 16: axon.plugin.v1.Frame.status:type_name -> axon.plugin.v1.Frame.StatusEntry
+	23, // 17: axon.plugin.v1.EgressRequest.headers:type_name -> axon.plugin.v1.Header
+	23, // 18: axon.plugin.v1.EgressResponse.headers:type_name -> axon.plugin.v1.Header
 	0,  // 19: axon.plugin.v1.Base.Info:input_type -> axon.plugin.v1.Empty
 	4,  // 20: axon.plugin.v1.Base.Configure:input_type -> axon.plugin.v1.ConfigureRequest
 	0,  // 21: axon.plugin.v1.Provider.Models:input_type -> axon.plugin.v1.Empty
@@ -2020,19 +2107,21 @@ var file_plugin_proto_depIdxs = []int32{
 	0,  // 25: axon.plugin.v1.Display.Caps:input_type -> axon.plugin.v1.Empty
 	21, // 26: axon.plugin.v1.Display.Show:input_type -> axon.plugin.v1.Frame
 	0,  // 27: axon.plugin.v1.Display.Halt:input_type -> axon.plugin.v1.Empty
-	23, // 28: axon.plugin.v1.Egress.Do:input_type -> axon.plugin.v1.EgressRequest
-	3,  // 29: axon.plugin.v1.Base.Info:output_type -> axon.plugin.v1.InfoResponse
-	0,  // 30: axon.plugin.v1.Base.Configure:output_type -> axon.plugin.v1.Empty
-	6,  // 31: axon.plugin.v1.Provider.Models:output_type -> axon.plugin.v1.ModelsResponse
-	17, // 32: axon.plugin.v1.Provider.Generate:output_type -> axon.plugin.v1.Event
-	18, // 33: axon.plugin.v1.Tool.Tools:output_type -> axon.plugin.v1.ToolsResponse
-	12, // 34: axon.plugin.v1.Tool.Call:output_type -> axon.plugin.v1.ToolResultPart
-	20, // 35: axon.plugin.v1.Display.Caps:output_type -> axon.plugin.v1.DisplayCaps
-	0,  // 36: axon.plugin.v1.Display.Show:output_type -> axon.plugin.v1.Empty
-	0,  // 37: axon.plugin.v1.Display.Halt:output_type -> axon.plugin.v1.Empty
-	24, // 38: axon.plugin.v1.Egress.Do:output_type -> axon.plugin.v1.EgressResponse
-	29, // [29:39] is the sub-list for method output_type
-	19, // [19:29] is the sub-list for method input_type
+	24, // 28: axon.plugin.v1.Egress.Do:input_type -> axon.plugin.v1.EgressRequest
+	22, // 29: axon.plugin.v1.Egress.Tunnel:input_type -> axon.plugin.v1.TunnelFrame
+	3,  // 30: axon.plugin.v1.Base.Info:output_type -> axon.plugin.v1.InfoResponse
+	0,  // 31: axon.plugin.v1.Base.Configure:output_type -> axon.plugin.v1.Empty
+	6,  // 32: axon.plugin.v1.Provider.Models:output_type -> axon.plugin.v1.ModelsResponse
+	17, // 33: axon.plugin.v1.Provider.Generate:output_type -> axon.plugin.v1.Event
+	18, // 34: axon.plugin.v1.Tool.Tools:output_type -> axon.plugin.v1.ToolsResponse
+	12, // 35: axon.plugin.v1.Tool.Call:output_type -> axon.plugin.v1.ToolResultPart
+	20, // 36: axon.plugin.v1.Display.Caps:output_type -> axon.plugin.v1.DisplayCaps
+	0,  // 37: axon.plugin.v1.Display.Show:output_type -> axon.plugin.v1.Empty
+	0,  // 38: axon.plugin.v1.Display.Halt:output_type -> axon.plugin.v1.Empty
+	25, // 39: axon.plugin.v1.Egress.Do:output_type -> axon.plugin.v1.EgressResponse
+	22, // 40: axon.plugin.v1.Egress.Tunnel:output_type -> axon.plugin.v1.TunnelFrame
+	30, // [30:41] is the sub-list for method output_type
+	19, // [19:30] is the sub-list for method input_type
 	19, // [19:19] is the sub-list for extension type_name
 	19, // [19:19] is the sub-list for extension extendee
 	0,  // [0:19] is the sub-list for field type_name
@@ -2058,7 +2147,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   5,
 		},

@@ -625,7 +625,8 @@ var Display_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Egress_Do_FullMethodName = "/axon.plugin.v1.Egress/Do"
+	Egress_Do_FullMethodName     = "/axon.plugin.v1.Egress/Do"
+	Egress_Tunnel_FullMethodName = "/axon.plugin.v1.Egress/Tunnel"
 )
 
 // EgressClient is the client API for Egress service.
@@ -636,6 +637,13 @@ type EgressClient interface {
 	// bytes. The first response message carries status and headers; later ones
 	// body bytes, streamed as the upstream delivers them.
 	Do(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[EgressRequest, EgressResponse], error)
+	// One CONNECT tunnel. The plugin's first message names host:port; the
+	// host answers established once it has connected upstream (a refusal is
+	// the call's error status, carrying an Error), then both sides send
+	// data, and the plugin's close_write says its side ended. The host sees
+	// only bytes, injects nothing, and ends the call when the tunnel ends:
+	// OK, or the status of the limit that ended it.
+	Tunnel(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[TunnelFrame, TunnelFrame], error)
 }
 
 type egressClient struct {
@@ -659,6 +667,19 @@ func (c *egressClient) Do(ctx context.Context, opts ...grpc.CallOption) (grpc.Bi
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Egress_DoClient = grpc.BidiStreamingClient[EgressRequest, EgressResponse]
 
+func (c *egressClient) Tunnel(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[TunnelFrame, TunnelFrame], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Egress_ServiceDesc.Streams[1], Egress_Tunnel_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[TunnelFrame, TunnelFrame]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Egress_TunnelClient = grpc.BidiStreamingClient[TunnelFrame, TunnelFrame]
+
 // EgressServer is the server API for Egress service.
 // All implementations must embed UnimplementedEgressServer
 // for forward compatibility.
@@ -667,6 +688,13 @@ type EgressServer interface {
 	// bytes. The first response message carries status and headers; later ones
 	// body bytes, streamed as the upstream delivers them.
 	Do(grpc.BidiStreamingServer[EgressRequest, EgressResponse]) error
+	// One CONNECT tunnel. The plugin's first message names host:port; the
+	// host answers established once it has connected upstream (a refusal is
+	// the call's error status, carrying an Error), then both sides send
+	// data, and the plugin's close_write says its side ended. The host sees
+	// only bytes, injects nothing, and ends the call when the tunnel ends:
+	// OK, or the status of the limit that ended it.
+	Tunnel(grpc.BidiStreamingServer[TunnelFrame, TunnelFrame]) error
 	mustEmbedUnimplementedEgressServer()
 }
 
@@ -679,6 +707,9 @@ type UnimplementedEgressServer struct{}
 
 func (UnimplementedEgressServer) Do(grpc.BidiStreamingServer[EgressRequest, EgressResponse]) error {
 	return status.Error(codes.Unimplemented, "method Do not implemented")
+}
+func (UnimplementedEgressServer) Tunnel(grpc.BidiStreamingServer[TunnelFrame, TunnelFrame]) error {
+	return status.Error(codes.Unimplemented, "method Tunnel not implemented")
 }
 func (UnimplementedEgressServer) mustEmbedUnimplementedEgressServer() {}
 func (UnimplementedEgressServer) testEmbeddedByValue()                {}
@@ -708,6 +739,13 @@ func _Egress_Do_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Egress_DoServer = grpc.BidiStreamingServer[EgressRequest, EgressResponse]
 
+func _Egress_Tunnel_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(EgressServer).Tunnel(&grpc.GenericServerStream[TunnelFrame, TunnelFrame]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Egress_TunnelServer = grpc.BidiStreamingServer[TunnelFrame, TunnelFrame]
+
 // Egress_ServiceDesc is the grpc.ServiceDesc for Egress service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -719,6 +757,12 @@ var Egress_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "Do",
 			Handler:       _Egress_Do_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "Tunnel",
+			Handler:       _Egress_Tunnel_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
 		},
