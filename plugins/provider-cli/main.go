@@ -1,0 +1,35 @@
+// Command axon-provider-cli is the axon provider plugin that drives a
+// vendor's command-line client as a subprocess — Claude Code (claude -p),
+// Codex (codex exec), Gemini CLI (gemini -p) — so a flat-rate subscription
+// reachable only through that client can serve a chain.
+//
+// Each Generate renders the conversation into one prompt, runs the
+// configured argv (never through a shell) in a process group of its own,
+// and reads the answer from stdout as text, one JSON object, or JSON lines
+// streamed as they arrive. The prompt is the text of a single user message
+// when that is the whole request; otherwise a fixed layout of "System:",
+// "User:", "Assistant:", "Tool result NAME id=ID:" blocks separated by
+// blank lines (renderPrompt has it exactly; the README shows it). Images
+// are refused.
+//
+// The client's environment is built, never inherited: HOME and TMPDIR as
+// the plugin has them (HOME is the block's home, where the client's login
+// lives), PATH from the path attribute, HTTPS_PROXY and https_proxy when
+// the host offers its proxy, then env, minus scrub_env. It must never pass
+// on anything else of the plugin's environment, never hold a credential of
+// its own, and never put the environment or more than a short tail of the
+// client's stderr into an error. At the timeout, on cancellation, or when
+// the output passes its bounds the whole group is killed; the client is
+// always reaped.
+package main
+
+import (
+	"github.com/axonhq/axon/sdk/serve"
+)
+
+// version is stamped by the Makefile (-ldflags "-X main.version=…"); "dev" in a plain go build.
+var version = "dev"
+
+func main() {
+	serve.Provider(&cli{})
+}

@@ -1,0 +1,15 @@
+//go:build !unix
+
+package main
+
+import "syscall"
+
+// Off unix there are no process groups: the client alone is killed (by
+// exec's context), not what it started.
+func ownGroup() *syscall.SysProcAttr { return nil }
+
+func killGroup(int) {}
+
+func signalled(any) (string, bool) { return "", false }
+
+func waitExited(int) bool { return false }

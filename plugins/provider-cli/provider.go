@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// cli is the provider. It is configured once; after that Generate only
+// reads its fields, so concurrent calls are safe (each runs its own client).
+type cli struct {
+	// getenv reads the plugin's own environment (HOME, TMPDIR); os.Getenv
+	// when nil. Tests give the client a home of their own through it.
+	getenv func(string) string
+
+	s     *settings
+	proxy string // sdk.Config.Proxy
+}
+
+var _ sdk.Provider = (*cli)(nil)
+var _ sdk.ModelLister = (*cli)(nil)
+
+func (p *cli) Info() sdk.Info {
+	return sdk.Info{
+		Name:    "cli",
+		Kind:    sdk.KindProvider,
+		Version: version,
+		Config:  schema(),
+	}
+}
+
+// Configure checks the block and finds the client's binary; it starts
+// nothing. The plugin needs no egress: the client reaches its vendor
+// through the host's proxy (sdk.Config.Proxy), or not at all.
+func (p *cli) Configure(_ context.Context, cfg sdk.Config) error {
+	s, err := parseConfig(cfg)
+	if err != nil {
+		return err
+	}
+	p.s, p.proxy = s, cfg.Proxy
+	return nil
+}
+
+// Models lists the configured model, when there is one.
+func (p *cli) Models(context.Context) ([]sdk.Model, error) {
+	if p.s == nil {
+		return nil, nil
+	}
+	return sdk.ConfiguredModel(p.s.model), nil
+}
+
+func (p *cli) env(k string) string {
+	if p.getenv != nil {
+		return p.getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+func (p *cli) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
+	if p.s == nil {
+		return sdk.Permanentf("cli: not configured")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	prompt, err := renderPrompt(req)
+	if err != nil {
+		return err
+	}
+	argv, err := p.s.buildArgv(prompt, req.Model)
+	if err != nil {
+		return err
+	}
+	model := req.Model
+	if model == "" {
+		model = p.s.model
+	}
+	var stdin *strings.Reader
+	if p.s.promptVia == viaStdin {
+		stdin = strings.NewReader(prompt)
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, p.s.timeout)
+	defer cancel()
+	proc, err := start(runCtx, argv, p.s.childEnv(p.env, p.proxy), p.env("TMPDIR"), stdin)
+	if err != nil {
+		return sdk.Permanentf("cli: cannot start the client: %v", err)
+	}
+	defer proc.close()
+
+	st := sdk.NewStream(out, model)
+	rd := newReader(p.s, st)
+	var readErr error
+	for readErr == nil {
+		chunk, ok := proc.next(runCtx)
+		if !ok {
+			break
+		}
+		readErr = rd.feed(runCtx, chunk)
+	}
+	if readErr == nil && runCtx.Err() == nil {
+		readErr = proc.q.failure()
+	}
+	if readErr != nil {
+		proc.kill()
+	}
+	waitErr := proc.wait(runCtx)
+
+	// The caller's end, the timeout, the sink or the bounds, in that order:
+	// each makes what the client printed beside the point.
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case rd.sinkFailed:
+		return readErr
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		return st.Fail(ctx, sdk.ErrTimeout.Newf("cli: no answer within %s; the client's process group was killed", p.s.timeout))
+	case errors.Is(readErr, errStdoutTooLarge):
+		return st.Fail(ctx, sdk.ErrEventTooLarge.Newf("cli: the client printed more than %d bytes", maxStdout))
+	case readErr != nil:
+		return st.Fail(ctx, readErr)
+	}
+	if err := rd.end(ctx); err != nil {
+		return st.Fail(ctx, err)
+	}
+	ex, err := exitOf(waitErr)
+	if err != nil {
+		return st.Fail(ctx, sdk.Transientf("cli: waiting for the client: %v", err))
+	}
+	rep := rd.finish()
+	if ex.failed(rep) {
+		return st.Fail(ctx, p.s.classify(ex, rep, proc.stderr.Bytes(), rd.stdoutTail()))
+	}
+	if rep.badJSON {
+		return st.Fail(ctx, sdk.Permanentf("cli: the client's output is not one JSON object"))
+	}
+	if rep.text == "" && !st.HasContent() {
+		return st.Fail(ctx, sdk.ErrNoText.Newf("cli: the client answered nothing"))
+	}
+	if err := st.Text(ctx, rep.text); err != nil {
+		return err
+	}
+	return st.Finish(ctx, sdk.FinishStop)
+}
