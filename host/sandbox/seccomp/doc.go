@@ -8,7 +8,9 @@
 // that probes a newer call falls back as it would on an older kernel. The
 // calls that would reach outside the jail (namespaces, mounts, ptrace,
 // kernel modules, BPF, keyrings, clocks, ...) fail with EPERM; socket and
-// socketpair work only for AF_UNIX; clone works only without namespace
+// socketpair work only for AF_UNIX (InstallWith(Options{Inet: true}) also
+// allows AF_INET and AF_INET6 sockets, for a process in a network namespace
+// of its own whose only interface is loopback); clone works only without namespace
 // flags; ioctl works except TIOCSTI and TIOCLINUX, which type into a
 // terminal.
 //
