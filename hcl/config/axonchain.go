@@ -79,7 +79,7 @@ func (l *Loader) axonChain(value string) ([]byte, hcl.Diagnostics) {
 		modelVar := p.envPrefix() + "_MODEL"
 		if model, ok := l.lookupEnv(modelVar); ok && strings.TrimSpace(model) != "" {
 			block.SetAttributeValue("model", cty.StringVal(strings.TrimSpace(model)))
-		} else if p.Model == "" {
+		} else if p.Model == "" && p.needsModel() {
 			diags = diags.Append(&hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Missing model for AXON_CHAIN preset",

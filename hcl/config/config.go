@@ -69,6 +69,14 @@ type PluginBlock struct {
 	SHA256  string // pinned binary hash, lower-case hex; "" when not pinned here
 	Sandbox Sandbox
 	Grants  []Grant // host paths and devices shown inside the sandbox
+	// Home is the plugin process's HOME, absolute: the directory where a
+	// vendor's command-line client keeps its own login (plugin "cli"). It
+	// is always among Grants, read-write. "" when neither the block nor its
+	// preset sets home; displays never have one.
+	Home string
+	// HomeRange is where home is written: the home attribute, or DefRange
+	// when it comes from the preset.
+	HomeRange hcl.Range
 	// IdleStop stops the plugin's process after this long without a call;
 	// zero never does. The block's idle_stop, else (providers and tools)
 	// the axon block's.
@@ -152,6 +160,13 @@ type Egress struct {
 	MaxRequestBytes    int64
 	MaxResponseBytes   int64
 	MaxConcurrent      int // requests in flight per plugin instance; more are refused at once (transient)
+	// Proxy offers the plugin process, and the children it starts, an
+	// HTTPS proxy (CONNECT only) to the hosts of Allow, for a program that
+	// opens its own connections instead of asking the host's egress: a
+	// vendor's command-line client. The host tunnels the TLS untouched and
+	// injects no credential. True by default for a provider whose plugin is
+	// "cli", false otherwise (egress { proxy = true|false }).
+	Proxy bool
 }
 
 // Timeouts bound a streamed generation.
@@ -214,6 +229,22 @@ func (c *Config) Chain(name string) *Chain {
 		}
 	}
 	return nil
+}
+
+// EgressOf returns the egress of a provider or tool block; false for a
+// display, which has none.
+func (c *Config) EgressOf(b *PluginBlock) (Egress, bool) {
+	for _, p := range c.Providers {
+		if &p.PluginBlock == b {
+			return p.Egress, true
+		}
+	}
+	for _, t := range c.Tools {
+		if &t.PluginBlock == b {
+			return t.Egress, true
+		}
+	}
+	return Egress{}, false
 }
 
 // PluginBlocks lists every plugin-backed block: providers, tools, displays.

@@ -26,6 +26,7 @@ func (l *Loader) decodeFile(f *hcl.File, src Source) (*Config, hcl.Diagnostics) 
 		home: l.opts.HomeDir,
 		dir:  src.Dir(),
 		goos: l.goos(),
+		stat: l.stat,
 	}
 	cfg := &Config{Source: src}
 	cfg.Axon = r.axon(raw.Axon, l.opts)
@@ -251,7 +252,9 @@ func (r *reader) tool(raw *rawTool, axon Axon) *Tool {
 	r.label(raw.Name, raw.NameRange, "tool")
 	r.pluginBlock(&t.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, raw.Name, axon)
 	r.idleStop(&t.PluginBlock, raw.IdleStop)
-	t.Egress = r.egress(raw.Egress, nil)
+	r.pluginHome(&t.PluginBlock, raw.Home, nil)
+	t.Egress = r.egress(raw.Egress, nil, false)
+	r.checkProxy(&t.PluginBlock, t.Egress, raw.Egress, raw.Sandbox, "")
 	r.checkPluginBody(&t.PluginBlock, toolNames)
 	return t
 }

@@ -3,11 +3,13 @@ package config
 import (
 	"bytes"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -25,8 +27,47 @@ func mapEnv(env map[string]string) func(string) (string, bool) {
 }
 
 func testOptions(env map[string]string) Options {
-	return Options{LookupEnv: mapEnv(env), HomeDir: testHome, ExecutableDir: "/opt/axon/bin", GOOS: "linux"}
+	return Options{LookupEnv: mapEnv(env), HomeDir: testHome, ExecutableDir: "/opt/axon/bin", GOOS: "linux", Stat: testDirs.stat}
 }
+
+// testDirs are the directories that exist for testOptions: the default
+// homes of the command-line presets, which the docs use, and one more.
+var testDirs = fakeDirs{
+	testHome + "/.config/axon/claude-home": true,
+	testHome + "/.config/axon/codex-home":  true,
+	testHome + "/.config/axon/gemini-home": true,
+	testHome + "/cli-home":                 true,
+	testHome + "/a-file":                   false,
+}
+
+// fakeDirs is a file system of directories (true) and files (false) for
+// Options.Stat.
+type fakeDirs map[string]bool
+
+func (f fakeDirs) stat(name string) (fs.FileInfo, error) {
+	dir, ok := f[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	return fakeInfo{name: filepath.Base(name), dir: dir}, nil
+}
+
+type fakeInfo struct {
+	name string
+	dir  bool
+}
+
+func (i fakeInfo) Name() string { return i.name }
+func (i fakeInfo) Size() int64  { return 0 }
+func (i fakeInfo) Mode() fs.FileMode {
+	if i.dir {
+		return fs.ModeDir | 0o700
+	}
+	return 0o600
+}
+func (i fakeInfo) ModTime() time.Time { return time.Time{} }
+func (i fakeInfo) IsDir() bool        { return i.dir }
+func (i fakeInfo) Sys() any           { return nil }
 
 // parse loads configuration text the way Load would load a file.
 func parse(t *testing.T, src string) (*Config, hcl.Diagnostics, *Loader) {

@@ -3,6 +3,7 @@ package config
 import (
 	_ "embed"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"runtime"
@@ -35,6 +36,9 @@ type Options struct {
 	ExecutableDir string
 	// GOOS decides the default sandbox; runtime.GOOS when empty.
 	GOOS string
+	// Stat reads a path's metadata, os.Stat when nil. The loader uses it
+	// only to check that a block's home directory exists.
+	Stat func(string) (fs.FileInfo, error)
 }
 
 // Loader reads configurations and keeps every source it parsed, so that
@@ -59,6 +63,13 @@ func (l *Loader) lookupEnv(name string) (string, bool) {
 		return "", false
 	}
 	return l.opts.LookupEnv(name)
+}
+
+func (l *Loader) stat(name string) (fs.FileInfo, error) {
+	if l.opts.Stat == nil {
+		return os.Stat(name)
+	}
+	return l.opts.Stat(name)
 }
 
 func (l *Loader) goos() string {

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -29,13 +30,10 @@ var (
 	}
 )
 
-// presetAttrs are the plugin-owned attributes a preset can fill.
-var presetAttrs = []string{"base_url", "model"}
-
 // DecodePluginBody decodes the plugin-owned attributes of b against the
-// schema its plugin reported, filling base_url and model from the
-// provider's preset where the block leaves them out and the plugin declares
-// them, and expanding the sdk.TypePath ones as grant paths are. The result
+// schema its plugin reported, filling base_url, model and the preset's
+// other Values from the provider's preset where the block leaves them out
+// and the plugin declares them, and expanding the sdk.TypePath ones as grant paths are. The result
 // is the JSON object for sdk.Config.Values.
 func DecodePluginBody(b *PluginBlock, schema sdk.Schema) (json.RawMessage, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
@@ -121,22 +119,23 @@ func (b *PluginBlock) presetBody(schema sdk.Schema) hcl.Body {
 	if b.preset == nil {
 		return nil
 	}
+	values := b.preset.values()
 	declared := func(name string) bool {
 		return slices.ContainsFunc(schema.Attributes, func(a sdk.Attribute) bool { return a.Name == name })
 	}
+	names := slices.Sorted(maps.Keys(values))
 	var want []hcl.AttributeSchema
-	for _, name := range presetAttrs {
+	for _, name := range names {
 		want = append(want, hcl.AttributeSchema{Name: name})
 	}
 	written, _, _ := b.Body.PartialContent(&hcl.BodySchema{Attributes: want})
-	values := map[string]string{"base_url": b.preset.BaseURL, "model": b.preset.Model}
 	f := hclwrite.NewEmptyFile()
 	n := 0
-	for _, name := range presetAttrs {
-		if values[name] == "" || !declared(name) || written.Attributes[name] != nil {
+	for _, name := range names {
+		if !declared(name) || written.Attributes[name] != nil {
 			continue
 		}
-		f.Body().SetAttributeValue(name, cty.StringVal(values[name]))
+		f.Body().SetAttributeValue(name, values[name])
 		n++
 	}
 	if n == 0 {
@@ -148,6 +147,22 @@ func (b *PluginBlock) presetBody(schema sdk.Schema) hcl.Body {
 		panic(fmt.Sprintf("config: preset %q body does not parse: %s", b.preset.Name, diags))
 	}
 	return parsed.Body
+}
+
+// values is every plugin-owned attribute the preset fills: its Values,
+// base_url and model (those two when set).
+func (p *Preset) values() map[string]cty.Value {
+	out := maps.Clone(p.Values)
+	if out == nil {
+		out = map[string]cty.Value{}
+	}
+	if p.BaseURL != "" {
+		out["base_url"] = cty.StringVal(p.BaseURL)
+	}
+	if p.Model != "" {
+		out["model"] = cty.StringVal(p.Model)
+	}
+	return out
 }
 
 // ownersOf lists the kinds of block in which the host owns name, as an

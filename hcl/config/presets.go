@@ -1,11 +1,13 @@
 package config
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Preset is one row of provider defaults. A provider block naming it gets
@@ -17,7 +19,7 @@ import (
 // "/v1beta/models/..." (as the vendors' own SDKs take it).
 type Preset struct {
 	Name    string
-	Plugin  string   // provider plugin: "openai", "anthropic" or "gemini"
+	Plugin  string   // provider plugin: "openai", "anthropic", "gemini" or "cli"
 	BaseURL string   // plugin-owned base_url
 	Auth    sdk.Auth // where the host puts the credential
 	KeyEnv  string   // default credential env var; "" when no key is needed
@@ -33,8 +35,31 @@ type Preset struct {
 	FirstToken time.Duration
 	Response   time.Duration
 
+	// Values are more plugin-owned attributes the preset fills, by name,
+	// like base_url and model: a command-line client's command, parse,
+	// text_path and the rest (plugin "cli"). Only those the plugin declares
+	// are filled, and never one the block writes.
+	Values map[string]cty.Value
+	// Allow is the egress allow list when the block's egress has none: the
+	// hosts a command-line client needs, and no more.
+	Allow []string
+	Proxy bool   // egress { proxy } when the block does not say
+	Home  string // home when the block sets none, "~/..."
+	// Login is the command that logs the client in, run by the owner with
+	// HOME set to the block's home (claude and gemini ask at their first
+	// start); "" for presets without a home.
+	Login string
+	// WrittenFor names the client version the command, the output fields
+	// and the patterns were written against; a newer client may change
+	// them. "" for HTTP presets, whose API is versioned by its URL.
+	WrittenFor string
+
 	Docs string // where the endpoint is documented
 }
+
+// PluginCLI is the provider plugin that drives a vendor's command-line
+// client (axon-provider-cli): it needs the egress proxy and a home.
+const PluginCLI = "cli"
 
 var bearer = sdk.Auth{Scheme: sdk.AuthBearer}
 
@@ -72,6 +97,136 @@ var presets = []Preset{
 		Docs: "https://api-docs.deepseek.com"},
 	{Name: "xai", Plugin: "openai", BaseURL: "https://api.x.ai/v1", Auth: bearer, KeyEnv: "XAI_API_KEY", Tier: TierAPI,
 		Docs: "https://docs.x.ai/api/integrations"},
+
+	// Command-line clients, logged in with the owner's subscription: the
+	// credential is the client's own login in the block's home, which the
+	// host never reads. Each row says what its vendor documents and what
+	// it does not; hcl/README.md repeats it.
+	//
+	// Claude Code: -p (--print), --output-format json ({"type":"result",
+	// "is_error":…, "result":…, "usage":{"input_tokens":…,
+	// "output_tokens":…}}), --model with its aliases (sonnet, opus, haiku),
+	// --tools "" (no built-in tools: a plain model call) and
+	// --no-session-persistence are in its CLI reference. --tools is
+	// variadic, so an option follows it and the prompt comes last. The
+	// documented network needs are api.anthropic.com, plus claude.ai
+	// (WebFetch, unused without tools), statsig.anthropic.com and sentry.io
+	// (telemetry and error reports, turned off by
+	// CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC). platform.claude.com is not
+	// in Anthropic's list: it is where third parties report the login's
+	// token refresh goes (since 2.1.81); without it a login would lapse
+	// after about 8 hours. The patterns are messages users report, not a
+	// documented contract; the exit code is 1 for every failure.
+	{Name: "claude-code", Plugin: PluginCLI, Model: "sonnet", Tier: TierSub,
+		FirstToken: cliFirstToken,
+		Values: map[string]cty.Value{
+			"command":            strList("claude", "-p", "--output-format", "json", "--tools", "", "--no-session-persistence", "--model", "{model}"),
+			"parse":              cty.StringVal("json"),
+			"text_path":          cty.StringVal("result"),
+			"input_tokens_path":  cty.StringVal("usage.input_tokens"),
+			"output_tokens_path": cty.StringVal("usage.output_tokens"),
+			"auth_patterns":      strList(`(?i)invalid api key`, `(?i)please run /login`, `(?i)oauth token (has )?expired`, `authentication_error`),
+			"quota_patterns":     strList(`(?i)usage limit`, `(?i)hit your limit`, `rate_limit_error`),
+			"scrub_env":          strList("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"),
+			"env":                strMap(map[string]string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}),
+			"timeout":            cty.StringVal(cliTimeout),
+		},
+		Allow: []string{"api.anthropic.com", "platform.claude.com"}, Proxy: true,
+		Home: "~/.config/axon/claude-home", Login: "claude",
+		WrittenFor: "Claude Code 2.1",
+		Docs:       "https://code.claude.com/docs/en/cli-reference"},
+	// Codex: `codex exec` is its documented non-interactive mode; --json
+	// writes JSONL events, the answer in {"type":"item.completed",
+	// "item":{"type":"agent_message","text":…}}, the usage in
+	// {"type":"turn.completed","usage":{"input_tokens":…,
+	// "output_tokens":…}}, a failure in {"type":"turn.failed",
+	// "error":{"message":…}} (exec exits 0 even then). Reasoning items
+	// carry item.text too when the model emits them: the plugin must keep
+	// the agent message, the last item. --skip-git-repo-check lets it run
+	// outside a git checkout, --sandbox read-only keeps its own tools from
+	// writing. OpenAI documents no network list (openai/codex#6344): a
+	// ChatGPT login talks to chatgpt.com (backend-api/codex) and refreshes
+	// at auth.openai.com, as reported by users who firewall it; an API-key
+	// login needs api.openai.com instead (and is tier "api"). No model by
+	// default: Codex's own (its config.toml) applies; to choose one, write
+	// command with "-m", "{model}". The patterns are reported messages.
+	{Name: "codex", Plugin: PluginCLI, Tier: TierSub,
+		FirstToken: cliFirstToken,
+		Values: map[string]cty.Value{
+			"command":            strList("codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "read-only"),
+			"parse":              cty.StringVal("jsonl"),
+			"text_path":          cty.StringVal("item.text"),
+			"error_path":         cty.StringVal("error.message"),
+			"input_tokens_path":  cty.StringVal("usage.input_tokens"),
+			"output_tokens_path": cty.StringVal("usage.output_tokens"),
+			"auth_patterns":      strList(`(?i)\b401\b`, `(?i)unauthorized`, `(?i)codex login`),
+			"quota_patterns":     strList(`(?i)usage limit`, `(?i)\b429\b`, `(?i)rate limit`),
+			"scrub_env":          strList("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"),
+			"timeout":            cty.StringVal(cliTimeout),
+		},
+		Allow: []string{"chatgpt.com", "auth.openai.com"}, Proxy: true,
+		Home: "~/.config/axon/codex-home", Login: "codex login --device-auth",
+		WrittenFor: "codex-cli 0.128",
+		Docs:       "https://github.com/openai/codex/blob/main/docs/exec.md"},
+	// Gemini CLI: -p (--prompt) runs it headless, --output-format json
+	// writes {"response":…, "stats":{…}, "error":{"type":…,"message":…}},
+	// exit code 41 is an authentication failure: all in its headless
+	// reference. Its token counts are under stats.models.<model name>, a
+	// key no fixed path reaches, so the preset reports none. Google
+	// documents no network list: a Google login calls the Code Assist API
+	// (cloudcode-pa.googleapis.com, the endpoint in the client's source)
+	// and refreshes at oauth2.googleapis.com; usage statistics
+	// (play.googleapis.com) are left out. No model by default: the
+	// client's own ("auto") applies; to choose one, write command with
+	// "--model", "{model}". The patterns are reported messages.
+	{Name: "gemini-cli", Plugin: PluginCLI, Tier: TierSub,
+		FirstToken: cliFirstToken,
+		Values: map[string]cty.Value{
+			"command":         strList("gemini", "--output-format", "json", "--prompt", "{prompt}"),
+			"parse":           cty.StringVal("json"),
+			"text_path":       cty.StringVal("response"),
+			"error_path":      cty.StringVal("error.message"),
+			"auth_exit_codes": numList(41),
+			"auth_patterns":   strList(`UNAUTHENTICATED`, `(?i)invalid_grant`),
+			"quota_patterns":  strList(`RESOURCE_EXHAUSTED`, `(?i)quota`, `(?i)\b429\b`),
+			"scrub_env":       strList("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA", "GOOGLE_APPLICATION_CREDENTIALS"),
+			"timeout":         cty.StringVal(cliTimeout),
+		},
+		Allow: []string{"cloudcode-pa.googleapis.com", "oauth2.googleapis.com"}, Proxy: true,
+		Home: "~/.config/axon/gemini-home", Login: "gemini",
+		WrittenFor: "Gemini CLI, headless reference of 2026-06",
+		Docs:       "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/headless.md"},
+}
+
+// A command-line client answers in one piece, when it is done: its first
+// token is its whole answer, so it gets as long as its own timeout.
+const (
+	cliTimeout    = "5m"
+	cliFirstToken = 5 * time.Minute
+)
+
+func strList(items ...string) cty.Value {
+	vals := make([]cty.Value, len(items))
+	for i, s := range items {
+		vals[i] = cty.StringVal(s)
+	}
+	return cty.ListVal(vals)
+}
+
+func numList(items ...int64) cty.Value {
+	vals := make([]cty.Value, len(items))
+	for i, n := range items {
+		vals[i] = cty.NumberIntVal(n)
+	}
+	return cty.ListVal(vals)
+}
+
+func strMap(m map[string]string) cty.Value {
+	vals := make(map[string]cty.Value, len(m))
+	for k, v := range m {
+		vals[k] = cty.StringVal(v)
+	}
+	return cty.MapVal(vals)
 }
 
 // LookupPreset returns the preset called name.
@@ -80,11 +235,51 @@ func LookupPreset(name string) (Preset, bool) {
 	if i < 0 {
 		return Preset{}, false
 	}
-	return presets[i], true
+	return presets[i].clone(), true
 }
 
 // Presets returns a copy of the preset table, in table order.
-func Presets() []Preset { return slices.Clone(presets) }
+func Presets() []Preset {
+	out := make([]Preset, len(presets))
+	for i, p := range presets {
+		out[i] = p.clone()
+	}
+	return out
+}
+
+// clone copies the row's maps and slices (cty values are immutable), so
+// that no caller can change the table.
+func (p Preset) clone() Preset {
+	p.Values = maps.Clone(p.Values)
+	p.Allow = slices.Clone(p.Allow)
+	return p
+}
+
+// needsModel reports whether a block naming the preset must set model: an
+// HTTP preset without a default does; a command-line client does only when
+// its command passes {model}, else the client picks its own.
+func (p Preset) needsModel() bool {
+	return p.Model == "" && (p.Plugin != PluginCLI || p.commandUses("{model}"))
+}
+
+// commandUses reports whether the preset's command has an element holding
+// token ("{model}"); false for presets without a command.
+func (p Preset) commandUses(token string) bool {
+	return commandUses(p.Values["command"], token)
+}
+
+func commandUses(command cty.Value, token string) bool {
+	if command == cty.NilVal || command.IsNull() || !command.IsWhollyKnown() || !command.CanIterateElements() {
+		return false
+	}
+	for it := command.ElementIterator(); it.Next(); {
+		_, v := it.Element()
+		if v.Type() == cty.String && !v.IsNull() && strings.Contains(v.AsString(), token) {
+			return true
+		}
+	}
+	return false
+}
 
 // PresetNames lists the preset names, in table order.
 func PresetNames() []string {

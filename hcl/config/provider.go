@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +31,11 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 	}
 	r.pluginBlock(&p.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, fallback, axon)
 	r.idleStop(&p.PluginBlock, raw.IdleStop)
+	r.pluginHome(&p.PluginBlock, raw.Home, p.preset)
+	if p.Plugin == PluginCLI && !present(raw.Home) && (p.preset == nil || p.preset.Home == "") {
+		r.warnf(raw.DefRange, "Client without a home",
+			"provider %q runs a command-line client but sets no home, so the client starts with an empty HOME and no login. Set home = \"~/.config/axon/%s-home\" and log the client in there.", p.Name, p.Name)
+	}
 	if !present(raw.Preset) && !present(raw.Plugin) {
 		hint := ""
 		if _, ok := LookupPreset(raw.Name); ok {
@@ -76,8 +82,8 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 		p.Pricing.CacheReadPerMTok, _ = r.float(raw.Pricing.CacheRead, "cache_read_per_mtok")
 		p.Pricing.CacheWritePerMTok, _ = r.float(raw.Pricing.CacheWrite, "cache_write_per_mtok")
 	}
-	p.Egress = r.egress(raw.Egress, p.preset)
-	p.Timeouts = Timeouts{FirstToken: firstTokenFor(p.preset, p.Tier), Idle: DefaultIdle}
+	p.Egress = r.egress(raw.Egress, p.preset, proxyDefault(&p.PluginBlock, p.preset))
+	p.Timeouts = Timeouts{FirstToken: firstTokenFor(p.preset, p.Plugin, p.Tier), Idle: DefaultIdle}
 	if raw.Timeouts != nil {
 		if d, ok := r.duration(raw.Timeouts.FirstToken, "first_token", false); ok {
 			p.Timeouts.FirstToken = d
@@ -94,17 +100,23 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 	} else if p.preset != nil {
 		p.model = p.preset.Model
 	}
+	r.checkProxy(&p.PluginBlock, p.Egress, raw.Egress, raw.Sandbox, p.baseURL)
+	r.checkModelToken(p)
 	return p
 }
 
 // firstTokenFor is a provider's first-token bound when its block sets
-// none: the preset's own, else by tier. Tier "local" waits minutes for a
-// cold model; a hosted provider (tier "sub" or "api", or any preset that is
-// not local) seconds; a provider of unknown tier keeps the old minute.
-func firstTokenFor(preset *Preset, tier Tier) time.Duration {
+// none: the preset's own, else by plugin and tier. A command-line client
+// (plugin "cli") answers in one piece, so its first token is its whole
+// answer; tier "local" waits minutes for a cold model; a hosted provider
+// (tier "sub" or "api", or any preset that is not local) seconds; a
+// provider of unknown tier keeps the old minute.
+func firstTokenFor(preset *Preset, plugin string, tier Tier) time.Duration {
 	switch {
 	case preset != nil && preset.FirstToken > 0 && preset.Tier == tier:
 		return preset.FirstToken
+	case plugin == PluginCLI:
+		return cliFirstToken
 	case tier == TierLocal:
 		return DefaultLocalFirstToken
 	case tier == TierSub, tier == TierAPI, preset != nil:
@@ -184,15 +196,25 @@ var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 func validHeaderName(s string) bool { return headerToken.MatchString(s) }
 
-func (r *reader) egress(raw *rawEgress, preset *Preset) Egress {
+// egress reads a block's egress block over the defaults, the preset's and
+// proxy's: a written allow list replaces the preset's hosts.
+func (r *reader) egress(raw *rawEgress, preset *Preset, proxy bool) Egress {
 	e := egressDefaults()
-	if preset != nil && preset.Response > 0 {
-		e.ResponseTimeout = preset.Response
+	e.Proxy = proxy
+	if preset != nil {
+		if preset.Response > 0 {
+			e.ResponseTimeout = preset.Response
+		}
+		e.Allow = slices.Clone(preset.Allow)
 	}
 	if raw == nil {
 		return e
 	}
+	if b := r.strictBool(raw.Proxy, "proxy"); b != nil {
+		e.Proxy = *b
+	}
 	if allow, ok := r.strs(raw.Allow, "allow"); ok {
+		e.Allow = []string{}
 		for _, a := range allow {
 			if err := checkOrigin(a); err != nil {
 				r.errorf(raw.Allow.Range(), "Invalid egress allow entry", "%q: %s. Entries look like \"https://api.example.com\", \"api.example.com\", \"api.example.com:8443\" or \"*.example.com\".", a, err)

@@ -46,6 +46,7 @@ type rawProvider struct {
 	SHA256        hcl.Expression `hcl:"sha256,optional"`
 	Sandbox       hcl.Expression `hcl:"sandbox,optional"`
 	IdleStop      hcl.Expression `hcl:"idle_stop,optional"`
+	Home          hcl.Expression `hcl:"home,optional"`
 	Enabled       hcl.Expression `hcl:"enabled,optional"`
 	Budget        *rawBudget     `hcl:"budget,block"`
 	Auth          *rawAuth       `hcl:"auth,block"`
@@ -81,6 +82,7 @@ type rawEgress struct {
 	MaxRequestBytes    hcl.Expression `hcl:"max_request_bytes,optional"`
 	MaxResponseBytes   hcl.Expression `hcl:"max_response_bytes,optional"`
 	MaxConcurrent      hcl.Expression `hcl:"max_concurrent,optional"`
+	Proxy              hcl.Expression `hcl:"proxy,optional"`
 	DefRange           hcl.Range      `hcl:",def_range"`
 }
 
@@ -112,6 +114,7 @@ type rawTool struct {
 	SHA256    hcl.Expression `hcl:"sha256,optional"`
 	Sandbox   hcl.Expression `hcl:"sandbox,optional"`
 	IdleStop  hcl.Expression `hcl:"idle_stop,optional"`
+	Home      hcl.Expression `hcl:"home,optional"`
 	Egress    *rawEgress     `hcl:"egress,block"`
 	Grant     *rawGrant      `hcl:"grant,block"`
 	Remain    hcl.Body       `hcl:",remain"`

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"io/fs"
 	"math/big"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ type reader struct {
 	home  string
 	dir   string // configuration file's directory, "" when not a file
 	goos  string
+	stat  func(string) (fs.FileInfo, error)
 	diags hcl.Diagnostics
 }
 

@@ -45,6 +45,7 @@ func (r *reader) validate(cfg *Config, body hcl.Body) {
 	r.validateChains(cfg, body)
 	r.validatePins(cfg)
 	r.validateRouting(cfg)
+	r.validateHomes(cfg)
 }
 
 func (r *reader) validateChains(cfg *Config, body hcl.Body) {

@@ -75,6 +75,9 @@ func (g *globals) check(ctx context.Context, probe probeFlags) error {
 		}
 		fmt.Fprintf(g.stdout, "ok  %-8s %-16s %s %s%s\n", pb.Kind, pb.Name, pb.Binary(), info.Version, note)
 		fmt.Fprintf(g.stdout, "    sandbox: %s\n", in.Layers())
+		for _, line := range clientLines(cfg, pb) {
+			fmt.Fprintf(g.stdout, "    %s\n", line)
+		}
 		if p := cfg.Provider(pb.Name); p != nil && pb.Kind == sdk.KindProvider {
 			fmt.Fprintf(g.stdout, "    routing: %s\n", routingLine(cfg, p))
 		}
@@ -158,6 +161,29 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// clientLines say what a block that runs a command-line client gets: the
+// client version its preset was written for, where its own login lives,
+// and the hosts its egress proxy reaches.
+func clientLines(cfg *config.Config, pb *config.PluginBlock) []string {
+	var lines []string
+	if p := cfg.Provider(pb.Name); p != nil && pb.Kind == sdk.KindProvider && p.Preset != "" {
+		if pr, ok := config.LookupPreset(p.Preset); ok && pr.WrittenFor != "" {
+			lines = append(lines, fmt.Sprintf("preset: %s, written for %s (a newer client may change its flags or output)", pr.Name, pr.WrittenFor))
+		}
+	}
+	if pb.Home != "" {
+		lines = append(lines, fmt.Sprintf("credential: the client's own login in %s (outside the host: the one place axon keeps no key)", pb.Home))
+	}
+	if e, ok := cfg.EgressOf(pb); ok && e.Proxy {
+		to := "no host (egress allow is empty)"
+		if len(e.Allow) > 0 {
+			to = strings.Join(e.Allow, ", ")
+		}
+		lines = append(lines, "egress: https proxy (CONNECT) to "+to)
+	}
+	return lines
 }
 
 // routingLine says how routing treats p: its tier, what it is good at,
