@@ -67,7 +67,7 @@ func renderPrompt(req *sdk.Request) (string, error) {
 				}
 				input, err := sdk.ToolInput(p.Input)
 				if err != nil {
-					return "", sdk.Permanentf("cli: the input of tool call %d is not a JSON object", len(blocks))
+					return "", sdk.Permanentf("cli: the input of tool call %s is not a JSON object", sdk.SafeID(p.ID))
 				}
 				text.WriteString("[tool call " + p.Name + " id=" + p.ID + "] " + string(input) + "\n")
 			case sdk.ToolResult:
