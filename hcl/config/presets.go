@@ -123,6 +123,7 @@ var presets = []Preset{
 			"command":            strList("claude", "-p", "--output-format", "json", "--tools", "", "--no-session-persistence", "--model", "{model}"),
 			"parse":              cty.StringVal("json"),
 			"text_path":          cty.StringVal("result"),
+			"error_path":         cty.StringVal("is_error"),
 			"input_tokens_path":  cty.StringVal("usage.input_tokens"),
 			"output_tokens_path": cty.StringVal("usage.output_tokens"),
 			"auth_patterns":      strList(`(?i)invalid api key`, `(?i)please run /login`, `(?i)oauth token (has )?expired`, `authentication_error`),
@@ -140,9 +141,9 @@ var presets = []Preset{
 	// "item":{"type":"agent_message","text":…}}, the usage in
 	// {"type":"turn.completed","usage":{"input_tokens":…,
 	// "output_tokens":…}}, a failure in {"type":"turn.failed",
-	// "error":{"message":…}} (exec exits 0 even then). Reasoning items
-	// carry item.text too when the model emits them: the plugin must keep
-	// the agent message, the last item. --skip-git-repo-check lets it run
+	// "error":{"message":…}} (exec exits 0 even then); the paths filter on
+	// type, as reasoning items carry item.text too. --skip-git-repo-check
+	// lets it run
 	// outside a git checkout, --sandbox read-only keeps its own tools from
 	// writing. OpenAI documents no network list (openai/codex#6344): a
 	// ChatGPT login talks to chatgpt.com (backend-api/codex) and refreshes
@@ -155,10 +156,10 @@ var presets = []Preset{
 		Values: map[string]cty.Value{
 			"command":            strList("codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "read-only"),
 			"parse":              cty.StringVal("jsonl"),
-			"text_path":          cty.StringVal("item.text"),
-			"error_path":         cty.StringVal("error.message"),
-			"input_tokens_path":  cty.StringVal("usage.input_tokens"),
-			"output_tokens_path": cty.StringVal("usage.output_tokens"),
+			"text_path":          cty.StringVal("[type=item.completed].item[type=agent_message].text"),
+			"error_path":         cty.StringVal("[type=turn.failed].error.message"),
+			"input_tokens_path":  cty.StringVal("[type=turn.completed].usage.input_tokens"),
+			"output_tokens_path": cty.StringVal("[type=turn.completed].usage.output_tokens"),
 			"auth_patterns":      strList(`(?i)\b401\b`, `(?i)unauthorized`, `(?i)codex login`),
 			"quota_patterns":     strList(`(?i)usage limit`, `(?i)\b429\b`, `(?i)rate limit`),
 			"scrub_env":          strList("OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME"),
@@ -171,8 +172,9 @@ var presets = []Preset{
 	// Gemini CLI: -p (--prompt) runs it headless, --output-format json
 	// writes {"response":…, "stats":{…}, "error":{"type":…,"message":…}},
 	// exit code 41 is an authentication failure: all in its headless
-	// reference. Its token counts are under stats.models.<model name>, a
-	// key no fixed path reaches, so the preset reports none. Google
+	// reference. Its token counts are per model, under
+	// stats.models.<model name>.tokens (prompt, candidates, as in the
+	// reference's example), summed over the models by "*". Google
 	// documents no network list: a Google login calls the Code Assist API
 	// (cloudcode-pa.googleapis.com, the endpoint in the client's source)
 	// and refreshes at oauth2.googleapis.com; usage statistics
@@ -182,15 +184,17 @@ var presets = []Preset{
 	{Name: "gemini-cli", Plugin: PluginCLI, Tier: TierSub,
 		FirstToken: cliFirstToken,
 		Values: map[string]cty.Value{
-			"command":         strList("gemini", "--output-format", "json", "--prompt", "{prompt}"),
-			"parse":           cty.StringVal("json"),
-			"text_path":       cty.StringVal("response"),
-			"error_path":      cty.StringVal("error.message"),
-			"auth_exit_codes": numList(41),
-			"auth_patterns":   strList(`UNAUTHENTICATED`, `(?i)invalid_grant`),
-			"quota_patterns":  strList(`RESOURCE_EXHAUSTED`, `(?i)quota`, `(?i)\b429\b`),
-			"scrub_env":       strList("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA", "GOOGLE_APPLICATION_CREDENTIALS"),
-			"timeout":         cty.StringVal(cliTimeout),
+			"command":            strList("gemini", "--output-format", "json", "--prompt", "{prompt}"),
+			"parse":              cty.StringVal("json"),
+			"text_path":          cty.StringVal("response"),
+			"error_path":         cty.StringVal("error.message"),
+			"input_tokens_path":  cty.StringVal("stats.models.*.tokens.prompt"),
+			"output_tokens_path": cty.StringVal("stats.models.*.tokens.candidates"),
+			"auth_exit_codes":    numList(41),
+			"auth_patterns":      strList(`UNAUTHENTICATED`, `(?i)invalid_grant`),
+			"quota_patterns":     strList(`RESOURCE_EXHAUSTED`, `(?i)quota`, `(?i)\b429\b`),
+			"scrub_env":          strList("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA", "GOOGLE_APPLICATION_CREDENTIALS"),
+			"timeout":            cty.StringVal(cliTimeout),
 		},
 		Allow: []string{"cloudcode-pa.googleapis.com", "oauth2.googleapis.com"}, Proxy: true,
 		Home: "~/.config/axon/gemini-home", Login: "gemini",

@@ -103,6 +103,7 @@ var cliAttrs = sdk.Schema{Attributes: []sdk.Attribute{
 	{Name: "scrub_env", Type: "list(string)"},
 	{Name: "env", Type: "map(string)"},
 	{Name: "timeout", Type: "string"},
+	{Name: "prompt_via", Type: "string"},
 }}
 
 // checkCLIPreset holds a command-line client's row to what the host and
