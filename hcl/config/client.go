@@ -150,7 +150,7 @@ func (r *reader) checkProxy(b *PluginBlock, e Egress, raw *rawEgress, sandboxExp
 			subject, detail = raw.Allow.Range(), " (this allow list replaces the preset's hosts)"
 		}
 		r.errorf(subject, "Proxy reaches nothing",
-			"The egress proxy of %s %q reaches only the hosts of its egress allow list, and the list is empty%s. List the hosts the client connects to, e.g. egress { allow = [\"api.anthropic.com\"] }.",
+			"The egress proxy of %s %q reaches only its base_url's origin and its egress allow list; it has no base_url and the list is empty%s. List the hosts the client connects to, e.g. egress { allow = [\"api.anthropic.com\"] }.",
 			b.Kind, b.Name, detail)
 	}
 	if b.Sandbox == SandboxNone {

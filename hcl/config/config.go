@@ -161,9 +161,10 @@ type Egress struct {
 	MaxResponseBytes   int64
 	MaxConcurrent      int // requests in flight per plugin instance; more are refused at once (transient)
 	// Proxy offers the plugin process, and the children it starts, an
-	// HTTPS proxy (CONNECT only) to the hosts of Allow, for a program that
-	// opens its own connections instead of asking the host's egress: a
-	// vendor's command-line client. The host tunnels the TLS untouched and
+	// HTTPS proxy (CONNECT only) to what its requests may reach (a
+	// provider's base_url origin and Allow), for a program that opens its
+	// own connections instead of asking the host's egress: a vendor's
+	// command-line client. The host tunnels the TLS untouched and
 	// injects no credential. True by default for a provider whose plugin is
 	// "cli", false otherwise (egress { proxy = true|false }).
 	Proxy bool

@@ -173,8 +173,10 @@ var presets = []Preset{
 	// writes {"response":…, "stats":{…}, "error":{"type":…,"message":…}},
 	// exit code 41 is an authentication failure: all in its headless
 	// reference. Its token counts are per model, under
-	// stats.models.<model name>.tokens (prompt, candidates, as in the
-	// reference's example), summed over the models by "*". Google
+	// stats.models.<model name>.tokens, summed over the models by "*"; the
+	// names prompt and candidates come from users' output and third-party
+	// parsers, not the reference (which words them "prompt, response,
+	// cached, total"). Google
 	// documents no network list: a Google login calls the Code Assist API
 	// (cloudcode-pa.googleapis.com, the endpoint in the client's source)
 	// and refreshes at oauth2.googleapis.com; usage statistics

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -177,9 +178,17 @@ func clientLines(cfg *config.Config, pb *config.PluginBlock) []string {
 		lines = append(lines, fmt.Sprintf("credential: the client's own login in %s (outside the host: the one place axon keeps no key)", pb.Home))
 	}
 	if e, ok := cfg.EgressOf(pb); ok && e.Proxy {
+		// The tunnels reach what a request may: a provider's base_url
+		// origin and the allow list.
+		hosts := append([]string{}, e.Allow...)
+		if p := cfg.Provider(pb.Name); p != nil && pb.Kind == sdk.KindProvider {
+			if u, err := url.Parse(p.BaseURL()); err == nil && u.Host != "" {
+				hosts = append(hosts, u.Host)
+			}
+		}
 		to := "no host (egress allow is empty)"
-		if len(e.Allow) > 0 {
-			to = strings.Join(e.Allow, ", ")
+		if len(hosts) > 0 {
+			to = strings.Join(hosts, ", ")
 		}
 		lines = append(lines, "egress: https proxy (CONNECT) to "+to)
 	}

@@ -60,9 +60,9 @@ chain "default" { providers = [provider.claude, provider.plain, provider.direct]
 	for _, want := range []string{
 		"    preset: claude-code, written for Claude Code 2.1 (a newer client may change its flags or output)\n",
 		"    credential: the client's own login in " + claudeHome + " (outside the host: the one place axon keeps no key)\n",
-		"    egress: https proxy (CONNECT) to api.anthropic.com, platform.claude.com\n",
+		"    egress: https proxy (CONNECT) to api.anthropic.com, platform.claude.com, " + strings.TrimPrefix(up.URL, "http://") + "\n",
 		"    credential: the client's own login in " + toolHome + " (outside the host: the one place axon keeps no key)\n",
-		"    egress: https proxy (CONNECT) to api.example.com, *.example.org\n",
+		"    egress: https proxy (CONNECT) to api.example.com, *.example.org, " + strings.TrimPrefix(up.URL, "http://") + "\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
