@@ -280,3 +280,36 @@ func TestExtractHCL(t *testing.T) {
 		t.Errorf("unclosed block: err = %v, want one naming y.md:1", err)
 	}
 }
+
+// TestReadmePresets: hcl/README.md has a row for every preset, and each
+// command-line preset's row names the client version it was written for,
+// its home and its egress hosts.
+func TestReadmePresets(t *testing.T) {
+	t.Parallel()
+	text, err := os.ReadFile(filepath.Join(moduleRoot(t), "hcl", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(text), "\n") {
+		if name, _, ok := strings.Cut(strings.TrimPrefix(line, "| `"), "`"); ok && strings.HasPrefix(line, "| `") {
+			rows[name] = line
+		}
+	}
+	for _, p := range Presets() {
+		row, ok := rows[p.Name]
+		switch {
+		case !ok:
+			t.Errorf("hcl/README.md has no preset row for %q", p.Name)
+		case p.WrittenFor != "" && !strings.Contains(row, "| "+p.WrittenFor+" |"):
+			t.Errorf("the row of %q does not say it was written for %q:\n%s", p.Name, p.WrittenFor, row)
+		case p.Home != "" && !strings.Contains(row, "`"+p.Home+"`"):
+			t.Errorf("the row of %q does not name its home %s:\n%s", p.Name, p.Home, row)
+		}
+		for _, host := range p.Allow {
+			if !strings.Contains(row, "`"+host+"`") {
+				t.Errorf("the row of %q does not list its egress host %s", p.Name, host)
+			}
+		}
+	}
+}

@@ -33,8 +33,8 @@ var (
 // DecodePluginBody decodes the plugin-owned attributes of b against the
 // schema its plugin reported, filling base_url, model and the preset's
 // other Values from the provider's preset where the block leaves them out
-// and the plugin declares them, and expanding the sdk.TypePath ones as grant paths are. The result
-// is the JSON object for sdk.Config.Values.
+// and the plugin declares them, and expanding the sdk.TypePath ones as
+// grant paths are. The result is the JSON object for sdk.Config.Values.
 func DecodePluginBody(b *PluginBlock, schema sdk.Schema) (json.RawMessage, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	for _, a := range schema.Attributes {

@@ -196,8 +196,9 @@ var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 func validHeaderName(s string) bool { return headerToken.MatchString(s) }
 
-// egress reads a block's egress block over the defaults, the preset's and
-// proxy's: a written allow list replaces the preset's hosts.
+// egress reads a block's egress block over the defaults, the preset's
+// response timeout and hosts, and proxy, the block's proxy default. A
+// written allow list replaces the preset's hosts: the block always wins.
 func (r *reader) egress(raw *rawEgress, preset *Preset, proxy bool) Egress {
 	e := egressDefaults()
 	e.Proxy = proxy
