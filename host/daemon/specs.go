@@ -30,6 +30,7 @@ func pluginSpec(cfg *config.Config, lock *config.Lock, b *config.PluginBlock) (s
 		Sandbox:  supervisor.Sandbox(b.Sandbox),
 		Grants:   grants(b.Grants),
 		IdleStop: b.IdleStop,
+		Home:     b.Home,
 		Values: func(info sdk.Info) (json.RawMessage, error) {
 			if err := pluginschema.Validate(info.Config); err != nil {
 				return nil, fmt.Errorf("plugin %s declares a bad schema: %w", b.Binary(), err)
@@ -100,6 +101,7 @@ func limits(e config.Egress) *egress.Grant {
 		ConnectTimeout: e.ConnectTimeout, ResponseTimeout: e.ResponseTimeout, TotalTimeout: e.TotalTimeout,
 		RequestIdleTimeout: e.RequestIdleTimeout, MaxRequestBytes: e.MaxRequestBytes,
 		MaxResponseBytes: e.MaxResponseBytes, MaxConcurrent: e.MaxConcurrent,
+		Proxy: e.Proxy,
 	}
 }
 
