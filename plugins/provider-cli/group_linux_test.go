@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ func TestStopKillsTheGroup(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := newCLI(t, fakeHome(t, true), values(t, parseJSONL, nil), "")
+			p.kids.sweepOrphans = true // as the plugin's init would: the test is not parallel
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			grandchild, calls := 0, 0
@@ -66,14 +68,49 @@ func TestStopKillsTheGroup(t *testing.T) {
 				t.Fatal("no grandchild pid")
 			}
 			// Blocks until the grandchild dies: a group kill that missed it
-			// fails this test by the binary's timeout.
+			// fails this test by the binary's timeout. ECHILD: the plugin's
+			// sweep has reaped it already, so it is dead too.
 			var ws syscall.WaitStatus
-			if _, err := syscall.Wait4(grandchild, &ws, 0, nil); err != nil {
+			_, err = syscall.Wait4(grandchild, &ws, 0, nil)
+			if errors.Is(err, syscall.ECHILD) {
+				return
+			}
+			if err != nil {
 				t.Fatalf("wait for grandchild %s: %v", strconv.Itoa(grandchild), err)
 			}
 			if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 				t.Errorf("grandchild ended with %v, want killed by SIGKILL", ws)
 			}
 		})
+	}
+}
+
+// TestSweepReapsOrphansNotClients: the sweep reaps an exited child that is
+// not a client (an orphan come to the plugin) and leaves an exited client
+// for os/exec to wait for. Not parallel: it reaps this process's children.
+func TestSweepReapsOrphansNotClients(t *testing.T) {
+	kids := newChildren(true)
+	loggedOut := []string{"HOME=" + t.TempDir()} // the fake exits 1 at once
+	orphan := exec.Command(fakeCLI, "hello")
+	orphan.Env = loggedOut
+	if err := orphan.Start(); err != nil {
+		t.Fatal(err)
+	}
+	client := exec.Command(fakeCLI, "hello")
+	client.Env = loggedOut
+	if err := kids.start(client); err != nil {
+		t.Fatal(err)
+	}
+	if !waitExited(orphan.Process.Pid) || !waitExited(client.Process.Pid) {
+		t.Fatal("waitid failed")
+	}
+	kids.sweep()
+	var ee *exec.ExitError
+	if err := client.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("client: %v, want its own exit status 1", err)
+	}
+	kids.done(client.Process.Pid)
+	if err := orphan.Wait(); err == nil || !errors.Is(err, syscall.ECHILD) {
+		t.Errorf("orphan: Wait = %v, want ECHILD (the sweep reaped it)", err)
 	}
 }

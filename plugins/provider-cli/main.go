@@ -24,6 +24,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/axonhq/axon/sdk/serve"
 )
 
@@ -31,5 +33,7 @@ import (
 var version = "dev"
 
 func main() {
-	serve.Provider(&cli{})
+	// In the sandbox the plugin is its PID namespace's init: what its
+	// clients leave behind comes to it to be reaped.
+	serve.Provider(&cli{sweepOrphans: os.Getpid() == 1})
 }

@@ -13,3 +13,7 @@ func killGroup(int) {}
 func signalled(any) (string, bool) { return "", false }
 
 func waitExited(int) bool { return false }
+
+func exitedChild() int { return 0 }
+
+func reapChild(int) bool { return false }

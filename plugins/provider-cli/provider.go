@@ -5,6 +5,9 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/sdk"
 )
@@ -15,9 +18,14 @@ type cli struct {
 	// getenv reads the plugin's own environment (HOME, TMPDIR); os.Getenv
 	// when nil. Tests give the client a home of their own through it.
 	getenv func(string) string
+	// sweepOrphans reaps the processes clients leave behind, which come to
+	// the plugin when it is its PID namespace's init (see children).
+	sweepOrphans bool
 
 	s     *settings
-	proxy string // sdk.Config.Proxy
+	kids  *children
+	proxy string       // sdk.Config.Proxy
+	log   hclog.Logger // the host's, for this block
 }
 
 var _ sdk.Provider = (*cli)(nil)
@@ -40,7 +48,11 @@ func (p *cli) Configure(_ context.Context, cfg sdk.Config) error {
 	if err != nil {
 		return err
 	}
-	p.s, p.proxy = s, cfg.Proxy
+	p.s, p.proxy, p.log = s, cfg.Proxy, cfg.Logger
+	p.kids = newChildren(p.sweepOrphans)
+	if p.log == nil {
+		p.log = hclog.NewNullLogger()
+	}
 	return nil
 }
 
@@ -83,9 +95,10 @@ func (p *cli) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) erro
 		stdin = strings.NewReader(prompt)
 	}
 
+	began := time.Now()
 	runCtx, cancel := context.WithTimeout(ctx, p.s.timeout)
 	defer cancel()
-	proc, err := start(runCtx, argv, p.s.childEnv(p.env, p.proxy), p.env("TMPDIR"), stdin)
+	proc, err := start(runCtx, p.kids, argv, p.s.childEnv(p.env, p.proxy), p.env("TMPDIR"), stdin)
 	if err != nil {
 		return sdk.Permanentf("cli: cannot start the client: %v", err)
 	}
@@ -108,6 +121,10 @@ func (p *cli) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) erro
 		proc.kill()
 	}
 	waitErr := proc.wait(runCtx)
+	// What the client did, never what it was told or printed: the prompt,
+	// the environment and the output stay out of the log.
+	p.log.Debug("client ended", "command", argv[0], "wait", errString(waitErr), "stderr_bytes", proc.stderr.Len(),
+		"duration", time.Since(began).Round(time.Millisecond))
 
 	// The caller's end, the timeout, the sink or the bounds, in that order:
 	// each makes what the client printed beside the point.
@@ -144,4 +161,11 @@ func (p *cli) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) erro
 		return err
 	}
 	return st.Finish(ctx, sdk.FinishStop)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
 }

@@ -31,6 +31,7 @@ var errStdoutTooLarge = errors.New("stdout beyond the limit")
 // given drainGrace, then the read ends.
 type process struct {
 	cmd    *exec.Cmd
+	kids   *children
 	stdout *os.File
 	stderr *tail
 	q      queue
@@ -48,19 +49,19 @@ type process struct {
 // start runs argv with env in its own process group. stdin, when not nil,
 // is written to the client's stdin; otherwise stdin is /dev/null. When ctx
 // ends, the group is killed.
-func start(ctx context.Context, argv, env []string, dir string, stdin *strings.Reader) (*process, error) {
+func start(ctx context.Context, kids *children, argv, env []string, dir string, stdin *strings.Reader) (*process, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: env, Dir: dir, Stdout: w, SysProcAttr: ownGroup(), WaitDelay: drainGrace}
-	p := &process{cmd: cmd, stdout: r, stderr: &tail{max: stderrTail}, exited: make(chan struct{}), readEnd: make(chan struct{})}
+	p := &process{cmd: cmd, kids: kids, stdout: r, stderr: &tail{max: stderrTail}, exited: make(chan struct{}), readEnd: make(chan struct{})}
 	p.q.signal = make(chan struct{}, 1)
 	cmd.Stderr = p.stderr
 	if stdin != nil {
 		cmd.Stdin = stdin
 	}
-	err = cmd.Start()
+	err = kids.start(cmd)
 	w.Close() // the client holds its own copy; EOF comes when it and its children close theirs
 	if err != nil {
 		r.Close()
@@ -107,6 +108,7 @@ func (p *process) reap() {
 		p.mu.Unlock()
 	}
 	err := p.cmd.Wait()
+	p.kids.done(pid)
 	p.mu.Lock()
 	p.gone = true
 	if !p.killed {
@@ -223,15 +225,17 @@ func (q *queue) failure() error {
 
 // tail keeps the last max bytes written to it.
 type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+	mu    sync.Mutex
+	max   int
+	buf   []byte
+	total int // bytes written in all
 }
 
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := len(b)
+	t.total += n
 	if len(b) >= t.max {
 		t.buf = append(t.buf[:0], b[len(b)-t.max:]...)
 		return n, nil
@@ -247,4 +251,11 @@ func (t *tail) Bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]byte(nil), t.buf...)
+}
+
+// Len is the number of bytes written in all, kept or not.
+func (t *tail) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.total
 }
