@@ -167,6 +167,7 @@ func TestFakeClientEnvironment(t *testing.T) {
 		{"FAKE_SECRET", "unset"},
 		{"PLUGIN_PROTOCOL_VERSIONS", "unset"},
 		{"AXON_TEST_LEAK", "unset"},
+		{"PWD", "unset"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := newCLI(t, fakeHome(t, true), values(t, parseJSON, extra), proxy)

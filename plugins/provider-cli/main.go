@@ -6,11 +6,16 @@
 // Each Generate renders the conversation into one prompt, runs the
 // configured argv (never through a shell) in a process group of its own,
 // and reads the answer from stdout as text, one JSON object, or JSON lines
-// streamed as they arrive. The prompt is the text of a single user message
-// when that is the whole request; otherwise a fixed layout of "System:",
-// "User:", "Assistant:", "Tool result NAME id=ID:" blocks separated by
-// blank lines (renderPrompt has it exactly; the README shows it). Images
-// are refused.
+// streamed as they arrive.
+//
+// The prompt is the text of a single user message when that is the whole
+// request (no system prompt). Otherwise it is a fixed layout: blocks
+// separated by one blank line, each a label line and the turn's text —
+// "System:" (the system prompt first, then system messages where they
+// stand), "User:", "Assistant:" (its tool calls follow its text, one line
+// each: "[tool call NAME id=ID] {json input}"), and "Tool result NAME
+// id=ID:" or "Tool error NAME id=ID:" for each tool result. Reasoning is
+// dropped; images, and requests that require a tool call, are refused.
 //
 // The client's environment is built, never inherited: HOME and TMPDIR as
 // the plugin has them (HOME is the block's home, where the client's login

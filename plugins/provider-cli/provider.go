@@ -128,19 +128,27 @@ func (p *cli) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) erro
 
 	// The caller's end, the timeout, the sink or the bounds, in that order:
 	// each makes what the client printed beside the point.
+	// A sink that refused an event is not called again.
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		err := sdk.ErrTimeout.Newf("cli: no answer within %s; the client's process group was killed", p.s.timeout)
+		if rd.sinkFailed {
+			return err
+		}
+		return st.Fail(ctx, err)
 	case rd.sinkFailed:
 		return readErr
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return st.Fail(ctx, sdk.ErrTimeout.Newf("cli: no answer within %s; the client's process group was killed", p.s.timeout))
 	case errors.Is(readErr, errStdoutTooLarge):
 		return st.Fail(ctx, sdk.ErrEventTooLarge.Newf("cli: the client printed more than %d bytes", maxStdout))
 	case readErr != nil:
 		return st.Fail(ctx, readErr)
 	}
 	if err := rd.end(ctx); err != nil {
+		if rd.sinkFailed {
+			return err
+		}
 		return st.Fail(ctx, err)
 	}
 	ex, err := exitOf(waitErr)
