@@ -84,6 +84,7 @@ var apiVersions string
 type hostile struct {
 	cfg    json.RawMessage
 	client *http.Client
+	proxy  string // sdk.Config.Proxy
 }
 
 func (h *hostile) Info() sdk.Info {
@@ -103,6 +104,7 @@ func (h *hostile) Info() sdk.Info {
 
 func (h *hostile) Configure(ctx context.Context, cfg sdk.Config) error {
 	h.cfg = cfg.Values
+	h.proxy = cfg.Proxy
 	if cfg.Egress != nil {
 		h.client = sdk.HTTPClient(cfg.Egress)
 	}
@@ -145,6 +147,8 @@ func (h *hostile) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) 
 		}
 	case "get":
 		err = h.get(ctx, arg, say)
+	case "proxy-get":
+		err = say(h.proxyGet(ctx, arg))
 	case "sse":
 		err = h.sse(ctx, arg, say)
 	case "leak":
