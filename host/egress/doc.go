@@ -24,6 +24,14 @@
 // are logged at most once per interval per (method, host, reason), with the
 // count of repeats left out.
 //
+// Do refuses CONNECT; Service.Tunnel is the separate, checked path for
+// the HTTPS proxy a plugin's child processes use. It takes a strict
+// host:port, allows it only if an HTTPS request there would be allowed,
+// dials through the same dialer and destination check, and then copies the
+// bytes both ways untouched (TLS end to end: it injects no credential and
+// inspects nothing), under the same in-flight limit, byte limits (each way)
+// and total deadline.
+//
 // Errors returned to a plugin and log lines never contain a secret: they are
 // composed here, never copied from net/http (whose errors include the full
 // URL, query key and all).
