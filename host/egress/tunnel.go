@@ -39,12 +39,15 @@ var errTunnelDone = errors.New("egress: tunnel finished")
 // max_response_bytes, and ends at total_timeout or when ctx ends.
 //
 // Tunnel always closes plugin before it returns, and reads nothing from it
-// and writes nothing to it until the upstream is connected: a first Read
-// means the tunnel is established. plugin's Close must unblock a Read or
-// Write in progress. The plugin's end of stream half-closes the upstream
-// connection; the upstream's half-closes plugin when it has a CloseWrite
-// method, and without one ends the tunnel. It returns nil when both
-// directions ended, or when the plugin stopped taking bytes.
+// and writes nothing to it until the upstream is connected. Then, when
+// plugin has an Established method, it calls it once, before any Read or
+// Write (the plugin's proxy then answers the CONNECT with 200); it is never
+// called for a tunnel refused or not connected. plugin's Close must unblock
+// a Read, Write or Established in progress. The plugin's end of stream
+// half-closes the upstream connection; the upstream's half-closes plugin
+// when it has a CloseWrite method, and without one ends the tunnel. It
+// returns nil when both directions ended, or when the plugin stopped taking
+// bytes.
 func (s *Service) Tunnel(ctx context.Context, hostport string, plugin io.ReadWriteCloser) error {
 	start := time.Now()
 	closePlugin := sync.OnceFunc(func() { plugin.Close() })
@@ -84,7 +87,10 @@ func (s *Service) Tunnel(ctx context.Context, hostport string, plugin io.ReadWri
 	t := &tunnel{c: c, host: host, up: up, closePlugin: closePlugin}
 	t.open.Add(2)
 	var wg sync.WaitGroup
-	wg.Go(t.watch)
+	wg.Go(t.watch) // first: a deadline or a cancel also ends a blocked Established
+	if e, ok := plugin.(interface{ Established() }); ok && c.ctx.Err() == nil {
+		e.Established()
+	}
 	wg.Go(func() {
 		t.pump(&t.sent, direction{src: plugin, dst: up, limit: s.grant.MaxRequestBytes, name: "max_request_bytes",
 			srcIsPlugin: true, what: "the plugin sent"})

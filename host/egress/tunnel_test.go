@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -705,6 +706,74 @@ func TestTunnelLeavesNoGoroutine(t *testing.T) {
 			c.run(t, s)
 			if left := tunnelGoroutines(); len(left) > 0 {
 				t.Errorf("%d goroutines outlived Tunnel:\n%s", len(left), strings.Join(left, "\n\n"))
+			}
+		})
+	}
+}
+
+// establishing is a plugin side with an Established method, recording
+// whether any Read or Write came before it.
+type establishing struct {
+	net.Conn
+	mu          sync.Mutex
+	established int
+	early       bool // a Read or Write before Established
+}
+
+func (e *establishing) Established() { e.mu.Lock(); e.established++; e.mu.Unlock() }
+
+func (e *establishing) before() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.established == 0 {
+		e.early = true
+	}
+}
+
+func (e *establishing) Read(p []byte) (int, error)  { e.before(); return e.Conn.Read(p) }
+func (e *establishing) Write(p []byte) (int, error) { e.before(); return e.Conn.Write(p) }
+
+// TestTunnelEstablished: the plugin's side hears Established once the
+// upstream is connected, before any byte moves, and never for a tunnel
+// refused or not connected.
+func TestTunnelEstablished(t *testing.T) {
+	t.Parallel()
+	up := newRawUpstream(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	for _, c := range []struct {
+		name     string
+		hostport string
+		want     int
+	}{
+		{"connected", up.addr(), 1},
+		{"refused", "elsewhere.example:443", 0},
+		{"not connected", closed, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(grantFor(t, "https://"+up.addr(), "https://"+closed), hclog.NewNullLogger(), noLookup(t))
+			t.Cleanup(s.Close)
+			test, host := pipePair(t)
+			plugin := &establishing{Conn: host}
+			wait := startTunnel(t, s, t.Context(), c.hostport, plugin)
+			if c.want > 0 {
+				conn := up.accept(t)
+				go test.Write([]byte("hello"))
+				if _, err := io.ReadFull(conn, make([]byte, 5)); err != nil {
+					t.Fatalf("the plugin's bytes did not arrive: %v", err)
+				}
+				conn.Close()
+				io.ReadAll(test)
+			}
+			wait()
+			plugin.mu.Lock()
+			defer plugin.mu.Unlock()
+			if plugin.established != c.want || plugin.early {
+				t.Errorf("Established called %d times (want %d), a Read or Write before it: %v", plugin.established, c.want, plugin.early)
 			}
 		})
 	}
