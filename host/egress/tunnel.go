@@ -54,6 +54,9 @@ func (s *Service) Tunnel(ctx context.Context, hostport string, plugin io.ReadWri
 	defer closePlugin()
 	const method = "CONNECT"
 
+	if !s.grant.Proxy {
+		return s.deny(method, strconv.Quote(clip(hostport, 64)), "this plugin's block does not enable the proxy (egress { proxy = true })")
+	}
 	if why := checkHostPort(hostport); why != "" {
 		return s.deny(method, strconv.Quote(clip(hostport, 64)), why)
 	}

@@ -218,7 +218,7 @@ func TestTunnelCarriesTLSEndToEnd(t *testing.T) {
 	}
 	stats := make(chan stat, 1)
 	var logs bytes.Buffer
-	s := New(Grant{Plugin: "p", Allow: al, Inject: al, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, Credential: credref.MustParse("env:KEY")},
+	s := New(Grant{Plugin: "p", Allow: al, Inject: al, Proxy: true, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, Credential: credref.MustParse("env:KEY")},
 		logger(&logs), WithEnv(env), WithStats(func(plugin, host string, status int, n int64, _ time.Duration) {
 			stats <- stat{plugin, host, status, n}
 		}))
@@ -279,7 +279,7 @@ func TestTunnelBytesUntouched(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			up := newRawUpstream(t)
-			s := New(grantFor(t, "https://"+up.addr()), hclog.NewNullLogger())
+			s := New(proxyGrant(t, "https://"+up.addr()), hclog.NewNullLogger())
 			t.Cleanup(s.Close)
 			test, host := c.pair(t)
 			wait := startTunnel(t, s, t.Context(), up.addr(), host)
@@ -355,7 +355,7 @@ func TestTunnelAllowList(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			s := New(grantFor(t, c.entry), logger(&logs), WithLookup(resolver(c.resolve...)))
+			s := New(proxyGrant(t, c.entry), logger(&logs), WithLookup(resolver(c.resolve...)))
 			t.Cleanup(s.Close)
 			test, host := pipePair(t)
 			wait := startTunnel(t, s, t.Context(), c.hostport, host)
@@ -400,7 +400,7 @@ func TestTunnelRefusesMalformedTargets(t *testing.T) {
 		t.Run(hostport, func(t *testing.T) {
 			t.Parallel()
 			var logs bytes.Buffer
-			s := New(grantFor(t, "https://example.com", "https://*.example.com"), logger(&logs), noLookup(t))
+			s := New(proxyGrant(t, "https://example.com", "https://*.example.com"), logger(&logs), noLookup(t))
 			t.Cleanup(s.Close)
 			test, err := tunnelTo(t, s, hostport)
 			if !errors.Is(err, sdk.ErrEgressDenied) || !errors.Is(err, sdk.ErrPermanent) || strings.Contains(err.Error(), "allow list") {
@@ -446,7 +446,7 @@ func TestTunnelByteLimits(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			up := newRawUpstream(t)
-			g := grantFor(t, "https://"+up.addr())
+			g := proxyGrant(t, "https://"+up.addr())
 			g.MaxRequestBytes, g.MaxResponseBytes = limit, limit
 			s := New(g, hclog.NewNullLogger())
 			t.Cleanup(s.Close)
@@ -500,7 +500,7 @@ func TestTunnelEnds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			up := newRawUpstream(t)
-			g := grantFor(t, "https://"+up.addr())
+			g := proxyGrant(t, "https://"+up.addr())
 			c.grant(&g)
 			var logs bytes.Buffer
 			s := New(g, logger(&logs))
@@ -530,7 +530,7 @@ func TestTunnelEnds(t *testing.T) {
 func TestTunnelConcurrencyCap(t *testing.T) {
 	t.Parallel()
 	up := newRawUpstream(t)
-	g := grantFor(t, "https://"+up.addr(), "http://"+up.addr())
+	g := proxyGrant(t, "https://"+up.addr(), "http://"+up.addr())
 	g.MaxConcurrent = 2
 	var logs bytes.Buffer
 	s := New(g, logger(&logs))
@@ -598,7 +598,7 @@ func TestTunnelDialFailures(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			g := grantFor(t, "https://"+c.hostport)
+			g := proxyGrant(t, "https://"+c.hostport)
 			g.ConnectTimeout = 50 * time.Millisecond
 			var logs bytes.Buffer
 			var opts []Option
@@ -699,7 +699,7 @@ func TestTunnelLeavesNoGoroutine(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			g := grantFor(t, "https://"+up.addr())
+			g := proxyGrant(t, "https://"+up.addr())
 			g.MaxRequestBytes, g.TotalTimeout = 100, c.total
 			s := New(g, hclog.NewNullLogger())
 			defer s.Close()
@@ -755,7 +755,7 @@ func TestTunnelEstablished(t *testing.T) {
 		{"not connected", closed, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := New(grantFor(t, "https://"+up.addr(), "https://"+closed), hclog.NewNullLogger(), noLookup(t))
+			s := New(proxyGrant(t, "https://"+up.addr(), "https://"+closed), hclog.NewNullLogger(), noLookup(t))
 			t.Cleanup(s.Close)
 			test, host := pipePair(t)
 			plugin := &establishing{Conn: host}
@@ -776,5 +776,27 @@ func TestTunnelEstablished(t *testing.T) {
 				t.Errorf("Established called %d times (want %d), a Read or Write before it: %v", plugin.established, c.want, plugin.early)
 			}
 		})
+	}
+}
+
+// proxyGrant is grantFor with the proxy on, as a proxy block's grant is.
+func proxyGrant(t *testing.T, allow ...string) Grant {
+	t.Helper()
+	g := grantFor(t, allow...)
+	g.Proxy = true
+	return g
+}
+
+// TestTunnelNeedsTheProxy: a block without the proxy gets no tunnel, even
+// to a host its allow list names: the host refuses, whatever the plugin's
+// own code does.
+func TestTunnelNeedsTheProxy(t *testing.T) {
+	s := New(grantFor(t, "https://example.com"), hclog.NewNullLogger(), noLookup(t))
+	t.Cleanup(s.Close)
+	a, b := net.Pipe()
+	defer b.Close()
+	err := s.Tunnel(context.Background(), "example.com:443", a)
+	if !errors.Is(err, sdk.ErrEgressDenied) || !strings.Contains(err.Error(), "does not enable the proxy") {
+		t.Fatalf("err = %v, want egress_denied naming the proxy", err)
 	}
 }
