@@ -103,10 +103,18 @@ func (r *reader) validateHomes(cfg *Config) {
 			add(p.Credential.Name(), fmt.Sprintf("the credential file of provider %q", p.Name))
 		}
 	}
+	homeOf := map[string]*PluginBlock{}
 	for _, b := range cfg.PluginBlocks() {
 		if b.Home == "" {
 			continue
 		}
+		if other, ok := homeOf[b.Home]; ok {
+			r.errorf(b.HomeRange, "Home shared with another block",
+				"%s %q and %s %q both have home %s. Each block's plugin runs as a user of its own and is handed its home (on a root host the directory is given to that user), so two blocks cannot share one login: give each its own directory and log the client in in each.",
+				other.Kind, other.Name, b.Kind, b.Name, b.Home)
+			continue
+		}
+		homeOf[b.Home] = b
 		for _, h := range host {
 			if h.path == b.Home || strings.HasPrefix(h.path, strings.TrimSuffix(b.Home, "/")+"/") {
 				r.errorf(b.HomeRange, "Home holds the host's files",

@@ -59,6 +59,11 @@ func TestClientDiagnostics(t *testing.T) {
 			want: []string{"error: Missing home directory @/etc/axon/axon.hcl:1:1"},
 		},
 		{
+			name: "two blocks share a home",
+			src:  "provider \"p\" {\n  preset = \"claude-code\"\n  home   = \"~/cli-home\"\n}\nprovider \"b\" {\n  preset = \"claude-code\"\n  home   = \"~/cli-home\"\n}\n",
+			want: []string{"error: Home shared with another block @/etc/axon/axon.hcl:7:12"},
+		},
+		{
 			name: "a home that is a file",
 			src:  "provider \"p\" {\n  preset = \"claude-code\"\n  home   = \"~/a-file\"\n}\n",
 			want: []string{"error: Home is not a directory @/etc/axon/axon.hcl:3:12"},
@@ -238,7 +243,7 @@ func TestHomeIsGrantedAndNotPassed(t *testing.T) {
   }
 }
 tool "t" {
-  home  = "/home/pi/cli-home/"
+  home  = "/home/pi/tool-home/"
   flavour = "x"
 }
 display "d" {}
@@ -266,7 +271,7 @@ display "d" {}
 	}
 
 	tool := cfg.Tools[0]
-	if tool.Home != testHome+"/cli-home" || !cmp.Equal(tool.Grants, []Grant{{Path: testHome + "/cli-home", Mode: "rw"}}) {
+	if tool.Home != testHome+"/tool-home" || !cmp.Equal(tool.Grants, []Grant{{Path: testHome + "/tool-home", Mode: "rw"}}) {
 		t.Errorf("tool home %q grants %v", tool.Home, tool.Grants)
 	}
 	if raw, diags := DecodePluginBody(&tool.PluginBlock, cliAttrs); !diags.HasErrors() || raw != nil {

@@ -37,6 +37,7 @@ var testDirs = fakeDirs{
 	testHome + "/.config/axon/codex-home":  true,
 	testHome + "/.config/axon/gemini-home": true,
 	testHome + "/cli-home":                 true,
+	testHome + "/tool-home":                true,
 	testHome + "/a-file":                   false,
 }
 

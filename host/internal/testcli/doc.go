@@ -46,9 +46,9 @@
 //	fail            prints "fake failure on stderr" to stderr and exits 3
 //	empty           answers nothing (an empty result)
 //	model           answers "model: NAME" (the --model flag, or "none")
-//	reach URL       GETs URL with the default http.Client (so HTTPS_PROXY and
-//	                $SSL_CERT_FILE apply) and answers "reached URL: STATUS BODY"
-//	                or "unreachable URL: ERROR"
+//	reach URL       GETs URL through $HTTPS_PROXY when set, loopback included
+//	                (as Node's proxy agents do), trusting $SSL_CERT_FILE, and
+//	                answers "reached URL: STATUS BODY" or "unreachable URL: ERROR"
 //	direct HOST:PORT dials TCP directly, ignoring any proxy, and answers
 //	                "direct ok" or "direct failed: ERROR"
 //	read PATH       answers "read PATH: CONTENT" or "cannot read PATH: ERROR"

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,8 +179,18 @@ func chunks(s string) []string {
 	return out
 }
 
+// reach GETs url through $HTTPS_PROXY when it is set, loopback targets
+// included (as Node's proxy agents do; Go's own ProxyFromEnvironment would
+// skip 127.0.0.1, where the tests' upstreams live), and directly when not.
 func reach(url string) string {
-	c := &http.Client{Timeout: 20 * time.Second}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = func(*http.Request) (*neturl.URL, error) {
+		if p := os.Getenv("HTTPS_PROXY"); p != "" {
+			return neturl.Parse(p)
+		}
+		return nil, nil
+	}
+	c := &http.Client{Timeout: 20 * time.Second, Transport: tr}
 	resp, err := c.Get(url)
 	if err != nil {
 		return "unreachable " + url + ": " + err.Error()

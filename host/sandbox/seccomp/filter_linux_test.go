@@ -195,14 +195,15 @@ func wantReport() map[string]string {
 		"ioctl/TIOCSTI with high bits": "EPERM",
 		"ioctl/TIOCLINUX":              "EPERM",
 
-		"go/goroutines":   "ok",
-		"go/files":        "ok",
-		"go/exec true":    "ok",
-		"go/exec echo":    "ok",
-		"go/sleep":        "ok",
-		"go/json":         "ok",
-		"go/unix socket":  "ok",
-		"go/grpc on unix": "ok",
+		"go/goroutines":          "ok",
+		"go/files":               "ok",
+		"go/exec true":           "ok",
+		"go/exec echo":           "ok",
+		"go/exec in a directory": "ok",
+		"go/sleep":               "ok",
+		"go/json":                "ok",
+		"go/unix socket":         "ok",
+		"go/grpc on unix":        "ok",
 	}
 	for _, n := range deniedNames() {
 		want["deny/"+n] = "EPERM"
@@ -322,6 +323,11 @@ func runChecks(r map[string]string) {
 			err = fmt.Errorf("echo printed %q", out)
 		}
 		return err
+	})
+	r["go/exec in a directory"] = result(func() error {
+		cmd := exec.Command("/bin/true")
+		cmd.Dir, cmd.SysProcAttr = os.TempDir(), &syscall.SysProcAttr{Setpgid: true}
+		return cmd.Run()
 	})
 	r["go/sleep"] = result(func() error { time.Sleep(time.Millisecond); return nil })
 	r["go/json"] = result(jsonRoundTrip)

@@ -99,6 +99,9 @@ var allowCommon = []string{
 	// Install. os/exec's child side moves descriptors into place and may
 	// take a process group or a session.
 	"execveat", "dup3", "getppid", "setpgid", "setsid",
+	// Reasoned: os/exec's child changes to Cmd.Dir (the cli provider runs
+	// its client in its TMPDIR).
+	"chdir",
 	// Reasoned: a dynamically linked child (glibc's /bin/true, /bin/sh,
 	// traced) starts with these, asks who it is and polls; faccessat2 is
 	// also Go's Faccessat with flags.
