@@ -63,7 +63,7 @@ func newCLIRig(t *testing.T) *cliRig {
 	}))
 	t.Cleanup(api.Close)
 
-	caDir, home, streamHome := t.TempDir(), t.TempDir(), t.TempDir()
+	caDir, home, streamHome, plainHome := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw})
 	ca = append(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: other.Certificate().Raw})...)
 	if err := os.WriteFile(filepath.Join(caDir, "ca.pem"), ca, 0o644); err != nil {
@@ -72,6 +72,7 @@ func newCLIRig(t *testing.T) *cliRig {
 	os.Chmod(caDir, 0o755) // the jail's uid reads it
 	login(t, home)
 	login(t, streamHome)
+	login(t, plainHome)
 	outside := filepath.Join(t.TempDir(), "host-secret")
 	if err := os.WriteFile(outside, []byte("not the plugin's"), 0o644); err != nil {
 		t.Fatal(err)
@@ -100,6 +101,21 @@ provider %q {
   text_path   = "message.content.0.text"
   result_path = "result"
 `) + fmt.Sprintf(`
+provider "plain" {
+  plugin         = "cli"
+  command        = [%q, "-p", "{prompt}"]
+  home           = %q
+  timeout        = "3s"
+  auth_patterns  = ["(?i)please run /login"]
+  quota_patterns = ["(?i)usage limit reached"]
+  egress { allow = [%q] }
+  grant { read_only = [%q] }
+}
+chain "plain" {
+  providers = [provider.plain, provider.api]
+  retry { attempts = 1 }
+}
+`, client, plainHome, up.URL, client) + fmt.Sprintf(`
 provider "api" {
   plugin     = "openai"
   base_url   = "%s/v1"
@@ -181,14 +197,19 @@ func TestCLIAdapter(t *testing.T) {
 		t.Errorf("jsonl, streamed: %s answered %q", p, text)
 	}
 
-	for _, tc := range []struct{ prompt, class string }{
-		{"limit", "quota_exhausted"},
-		{"hang", "timeout"},
-		{"crash", "transient"},
+	if text, p, _ := c.ask("plain", "echo plainly", false); p != "plain" || text != "you said: echo plainly" {
+		t.Errorf("text: %s answered %q", p, text)
+	}
+
+	for _, tc := range []struct{ chain, prompt, class string }{
+		{"sub", "limit", "quota_exhausted"},
+		{"plain", "limit", "quota_exhausted"},
+		{"sub", "hang", "timeout"},
+		{"sub", "crash", "transient"},
 	} {
-		text, p, trail := c.ask("sub", tc.prompt, false)
-		if p != "api" || text != "from the api" || !strings.Contains(trail, "sub#1 ") || !strings.Contains(trail, tc.class) {
-			t.Errorf("%s: %s answered %q, trail %s; want the api after sub#1 %s", tc.prompt, p, text, trail, tc.class)
+		text, p, trail := c.ask(tc.chain, tc.prompt, false)
+		if p != "api" || text != "from the api" || !strings.Contains(trail, tc.chain+"#1 ") || !strings.Contains(trail, tc.class) {
+			t.Errorf("%s %s: %s answered %q, trail %s; want the api after %s#1 %s", tc.chain, tc.prompt, p, text, trail, tc.chain, tc.class)
 		}
 	}
 	os.Remove(filepath.Join(c.streamHome, ".fakecli", "credentials"))
