@@ -91,6 +91,9 @@ func (s *Service) Tunnel(ctx context.Context, hostport string, plugin io.ReadWri
 	t.open.Add(2)
 	var wg sync.WaitGroup
 	wg.Go(t.watch) // first: a deadline or a cancel also ends a blocked Established
+	// Logged before the plugin hears of it: an operator following the
+	// debug log sees a tunnel while it is open, not only when it ends.
+	s.logger.Debug("egress: tunnel open", "method", "CONNECT", "host", host)
 	if e, ok := plugin.(interface{ Established() }); ok && c.ctx.Err() == nil {
 		e.Established()
 	}
