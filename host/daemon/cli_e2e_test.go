@@ -235,7 +235,7 @@ func TestCLIAdapterConfined(t *testing.T) {
 	}
 	// The open line is written before the client hears "200": the end's
 	// line may come after the answer.
-	if !strings.Contains(c.logs.String(), "egress: tunnel open: method=CONNECT host="+host) {
+	if !strings.Contains(c.logs.String(), "egress: tunnel open: plugin=sub method=CONNECT host="+host) {
 		t.Errorf("the tunnel to %s was not logged", host)
 	}
 	for _, tc := range []struct{ prompt, want string }{
