@@ -122,6 +122,11 @@ type Provider struct {
 	// routing from the provider; an api tier needs true (Config.Gate).
 	Enabled *bool
 	Budget  *Budget // nil: no monthly budget
+	// CanDelegate offers the provider to an orchestrating agent through
+	// axon's MCP delegate server (axon mcp, /mcp): false unless written.
+	CanDelegate bool
+	// CanDelegateRange is where can_delegate is written; zero when absent.
+	CanDelegateRange hcl.Range
 
 	baseURL string
 	model   string

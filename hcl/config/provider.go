@@ -73,6 +73,9 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 	}
 	p.Prefill = r.strictBool(raw.Prefill, "prefill")
 	p.Enabled = r.strictBool(raw.Enabled, "enabled")
+	if b := r.strictBool(raw.CanDelegate, "can_delegate"); b != nil {
+		p.CanDelegate, p.CanDelegateRange = *b, raw.CanDelegate.Range()
+	}
 	if raw.Budget != nil {
 		p.Budget = r.budget(raw.Budget)
 	}

@@ -48,6 +48,7 @@ type rawProvider struct {
 	IdleStop      hcl.Expression `hcl:"idle_stop,optional"`
 	Home          hcl.Expression `hcl:"home,optional"`
 	Enabled       hcl.Expression `hcl:"enabled,optional"`
+	CanDelegate   hcl.Expression `hcl:"can_delegate,optional"`
 	Budget        *rawBudget     `hcl:"budget,block"`
 	Auth          *rawAuth       `hcl:"auth,block"`
 	Pricing       *rawPricing    `hcl:"pricing,block"`

@@ -19,11 +19,12 @@ const (
 	SourceAsk       Source = "ask"       // axon ask
 	SourceSession   Source = "session"   // a model step of a durable session
 	SourcePanel     Source = "panel"     // the panel's Try it
+	SourceDelegate  Source = "delegate"  // a sub-task an MCP client delegated (axon mcp, /mcp)
 )
 
 // Sources lists every Source, in a stable order.
 func Sources() []Source {
-	return []Source{SourceOpenAI, SourceAnthropic, SourceAsk, SourceSession, SourcePanel}
+	return []Source{SourceOpenAI, SourceAnthropic, SourceAsk, SourceSession, SourcePanel, SourceDelegate}
 }
 
 // Outcome is how a turn ended.

@@ -19,7 +19,7 @@ const (
 	ByTier     By = "tier"
 	ByChain    By = "chain"
 	ByDay      By = "day"    // the local calendar day the turn began
-	BySource   By = "source" // openai, anthropic (the front door), ask, session
+	BySource   By = "source" // openai, anthropic (the front door), ask, session, panel, delegate
 )
 
 // ParseBy reads --by / ?by=; "" is ByProvider.
