@@ -72,7 +72,7 @@ func newRoot(g *globals) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.configFlag, "config", "", "configuration file (default: $AXON_CONFIG, ~/.config/axon/axon.hcl, or the built-in one)")
 	root.PersistentFlags().StringVar(&g.pluginDir, "plugin-dir", "", "directory of plugin binaries (overrides axon { plugin_dir })")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "trace, debug, info, warn or error")
-	root.AddCommand(newServe(g), newReload(g), newAsk(g), newRun(g), newSessions(g), newStats(g), newWAL(g), newCheck(g), newPlugins(g), newToken(g), newVersion(g))
+	root.AddCommand(newServe(g), newReload(g), newAsk(g), newMCP(g), newRun(g), newSessions(g), newStats(g), newWAL(g), newCheck(g), newPlugins(g), newToken(g), newVersion(g))
 	return root
 }
 

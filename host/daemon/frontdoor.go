@@ -92,6 +92,7 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 		api.WithHealth(sessions.Health),
 		api.WithMount("/v1/sessions", sessions.Handler()),
 		api.WithMount("/v1/reload", reloadHandler{f: f}),
+		api.WithMount("/mcp", d.mcpMount(token)),
 	)
 	pn := panel.New(panelSource{f: f}, panel.Options{Token: token, Editor: knobs{opts: opts.Loader}, Logger: logger})
 	f.sessions, f.server, f.drain = sessions, api.HTTPServer(withSources(withPanel(handler, pn))), drain

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,7 +42,7 @@ type Broker interface {
 
 // Options name the server to its clients.
 type Options struct {
-	Version string // axon's version
+	Version string // axon's version; "": the binary's module version
 }
 
 // Tool names.
@@ -55,6 +56,12 @@ const (
 // server (one per session over HTTP) sees a reloaded configuration.
 func NewServer(b Broker, opts Options) *mcp.Server {
 	menu := b.Targets()
+	if opts.Version == "" {
+		opts.Version = "unknown"
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			opts.Version = bi.Main.Version
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "axon", Title: "axon delegate", Version: opts.Version},
 		&mcp.ServerOptions{
 			Instructions: "axon runs sub-tasks on the models it routes to. Prefer delegate_local for self-contained work a small local model can do; delegate with a task or a target for the rest.",
