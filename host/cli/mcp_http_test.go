@@ -93,6 +93,32 @@ func TestMCPServeHTTP(t *testing.T) {
 		_ = json.Unmarshal([]byte(body), &rep)
 		return len(rep.Rows) == 1 && rep.Rows[0].Key == "delegate" && rep.Rows[0].Requests == 3, body
 	})
+
+	// A reload puts hidden on the menu: the same client sees it at once.
+	flagged := strings.Replace(text, "tier = \"local\"\n}", "tier = \"local\"\n  can_delegate = true\n}", 1)
+	if flagged == text {
+		t.Fatal("the fleet's hidden block changed shape")
+	}
+	if err := os.WriteFile(cfg, []byte(head+flagged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reload, _ := http.NewRequest(http.MethodPost, base+"/v1/reload", nil)
+	reload.Header.Set("X-Axon-Reload", "1")
+	if status, body := do(t, reload); status != http.StatusOK {
+		t.Fatalf("POST /v1/reload: %d %s", status, body)
+	}
+	tools, err = cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "delegate" && !strings.Contains(tl.Description, "- hidden: tier local") {
+			t.Errorf("after the reload delegate's menu lacks hidden:\n%s", tl.Description)
+		}
+	}
+	if got, isErr := callTool(t, cs, "delegate", map[string]any{"prompt": "p", "target": "hidden"}); isErr || !strings.Contains(got, "from hidden") {
+		t.Errorf("after the reload, target hidden: %q (tool error %v)", got, isErr)
+	}
 }
 
 // TestMCPServeToken: on a tokened listener /mcp without the token is

@@ -14,8 +14,11 @@ import (
 )
 
 // mcpMount is the delegate server over streamable HTTP, mounted at /mcp
-// behind the front door's token check. Each MCP session gets a server of
-// its own, its menu read from the configuration current when it began.
+// behind the front door's token check. It is stateless: every request
+// gets a server of its own, its menu read from the configuration current
+// then (a reload shows at once), and no session outlives its request, so
+// none is left to expire and no stream holds a shutdown up. The server
+// asks its clients nothing, which is all statelessness rules out.
 type mcpMount struct {
 	h        http.Handler
 	tokenned bool
@@ -28,6 +31,7 @@ func (b *Daemon) mcpMount(token string) api.Mount {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
 		return delegate.NewServer(b.Delegates(), delegate.Options{})
 	}, &mcp.StreamableHTTPOptions{
+		Stateless: true,
 		// With a token any Host is fine (it guards the route), as on the
 		// panel; without one ServeHTTP applies the panel's rule.
 		DisableLocalhostProtection: token != "",
