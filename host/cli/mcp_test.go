@@ -250,7 +250,7 @@ func TestMCPStdio(t *testing.T) {
 
 	// The facts are written by the time axon mcp exits.
 	if err := cs.Close(); err != nil {
-		t.Logf("close: %v", err)
+		t.Errorf("axon mcp did not end cleanly when the client hung up: %v", err)
 	}
 	closed = true
 	facts := readFacts(t, stateDir)

@@ -101,7 +101,11 @@ func describeDelegate(menu []Target) string {
 		b.WriteString(" none (no provider sets can_delegate = true).")
 	}
 	for _, t := range menu {
-		fmt.Fprintf(&b, "\n- %s: tier %s, good at %s, %s", t.ID, orNone(string(t.Tier)), orNone(strings.Join(t.GoodAt, ", ")), t.Cost())
+		fmt.Fprintf(&b, "\n- %s: tier %s", t.ID, orNone(string(t.Tier)))
+		if len(t.GoodAt) > 0 {
+			fmt.Fprintf(&b, ", good at %s", strings.Join(t.GoodAt, ", "))
+		}
+		fmt.Fprintf(&b, ", %s", t.Cost())
 		if t.Gate != "" {
 			fmt.Fprintf(&b, " (gated: %s)", t.Gate)
 		}

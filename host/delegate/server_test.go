@@ -126,6 +126,15 @@ func TestServerFailureAndMenu(t *testing.T) {
 		fail: sdk.Errorf(sdk.ClassAuthRequired, "HTTP 401"),
 	}
 	cs := connect(t, b)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == ToolAny && !strings.HasSuffix(tl.Description, "\n- glm: tier sub, $0.6 in, $2.2 out per MTok") {
+			t.Errorf("delegate's description:\n%s", tl.Description)
+		}
+	}
 	got, isErr := call(t, cs, ToolAny, map[string]any{"prompt": "p", "target": "glm"})
 	if !isErr || !strings.Contains(got, "class auth_required") || !strings.Contains(got, "trail: glm auth") {
 		t.Errorf("failure = %q (error %v), want a tool error with class and trail", got, isErr)
