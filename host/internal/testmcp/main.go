@@ -3,7 +3,7 @@
 // that plugin's sandbox, it tries what a malicious server would. Its tools:
 //
 //	dial {addr}  open a TCP connection to addr directly (no proxy)
-//	read {path}  read the file at path
+//	read {path}  read the file at path (its text shown up to 1 KiB)
 //	hang         never answer
 //	crash        exit mid-call
 //	garbage      print a line that is not JSON-RPC on stdout, then wait
@@ -54,6 +54,9 @@ func main() {
 			b, err := os.ReadFile(in.Path)
 			if err != nil {
 				return result(true, "read %s: %v", in.Path, err), nil, nil
+			}
+			if len(b) > 1024 {
+				return result(false, "ok: read %d bytes", len(b)), nil, nil
 			}
 			return result(false, "ok: read %d bytes: %s", len(b), b), nil, nil
 		})
