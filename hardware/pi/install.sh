@@ -39,7 +39,7 @@ user=axon
 # The plugins of plugins/ (install_test.go checks this list against that
 # directory). examples/ plugins (provider-echo, provider-anthropic-sdk) are
 # demonstrations and are not installed.
-plugins="display-epd display-png display-term provider-anthropic provider-cli provider-gemini provider-ollama provider-openai tool-clock tool-fetch tool-notes"
+plugins="display-epd display-png display-term provider-anthropic provider-cli provider-gemini provider-ollama provider-openai tool-clock tool-fetch tool-mcp tool-notes"
 
 die() {
 	echo "install.sh: $*" >&2
