@@ -24,8 +24,8 @@ var _ api.Mount = (*session.Handler)(nil)
 // FrontDoor is everything `axon serve` serves, assembled in one place: a
 // Daemon with its metrics and its usage store, its session manager, and
 // the HTTP front door (host/api) with the sessions API mounted at
-// /v1/sessions, the usage rollups at /v1/stats and the metrics at
-// /metrics. One token check covers every route but /healthz, each route
+// /v1/sessions, the MCP delegate server at /mcp, the usage rollups at
+// /v1/stats and the metrics at /metrics. One token check covers every route but /healthz, each route
 // refusing in its own error format, and the metrics count every request,
 // the sessions API's included.
 type FrontDoor struct {
