@@ -20,10 +20,10 @@ func TestCanDelegate(t *testing.T) {
 		wantErr    string
 	}{
 		{name: "absent"},
-		{name: "true", attr: "can_delegate = true", want: true, wantRange: rng(3, 18, 3, 22)},
-		{name: "false", attr: "can_delegate = false", wantRange: rng(3, 18, 3, 23)},
-		{name: "a string is not a boolean", attr: `can_delegate = "true"`, wantErr: `Invalid value for "can_delegate"`, wantRange: rng(3, 18, 3, 24)},
-		{name: "a number is not a boolean", attr: "can_delegate = 1", wantErr: `Invalid value for "can_delegate"`, wantRange: rng(3, 18, 3, 19)},
+		{name: "true", attr: "can_delegate = true", want: true, wantRange: delegateRange(3, 18, 3, 22)},
+		{name: "false", attr: "can_delegate = false", wantRange: delegateRange(3, 18, 3, 23)},
+		{name: "a string is not a boolean", attr: `can_delegate = "true"`, wantErr: `Invalid value for "can_delegate"`, wantRange: delegateRange(3, 18, 3, 24)},
+		{name: "a number is not a boolean", attr: "can_delegate = 1", wantErr: `Invalid value for "can_delegate"`, wantRange: delegateRange(3, 18, 3, 19)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -56,10 +56,10 @@ func TestCanDelegate(t *testing.T) {
 	}
 }
 
-// rng is a range of /etc/axon/axon.hcl (what parse names the file), with
+// delegateRange is a range of /etc/axon/axon.hcl (what parse names the file), with
 // the byte offsets of the test sources above: lines 1 and 2 are 15 and 20
 // bytes long with their newlines.
-func rng(line, col, endLine, endCol int) hcl.Range {
+func delegateRange(line, col, endLine, endCol int) hcl.Range {
 	off := func(l, c int) int { return map[int]int{1: 0, 2: 15, 3: 35}[l] + c - 1 }
 	return hcl.Range{Filename: "/etc/axon/axon.hcl",
 		Start: hcl.Pos{Line: line, Column: col, Byte: off(line, col)},
