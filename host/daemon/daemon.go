@@ -273,19 +273,7 @@ func (b *Daemon) buildChains(g *generation) error {
 			if p == nil || err != nil {
 				return fmt.Errorf("chain %s: no provider %q", c.Name, name)
 			}
-			hop := chain.Hop{
-				Name: name, Provider: in, Model: p.Model(), ContextWindow: int64(p.ContextWindow),
-				FirstToken: p.Timeouts.FirstToken, Idle: p.Timeouts.Idle,
-			}
-			if p.Prefill != nil {
-				hop.Prefill = *p.Prefill // the block overrides the plugin
-			} else {
-				hop.PrefillFunc = func(ctx context.Context) bool {
-					info, err := in.Info(ctx)
-					return err == nil && info.Prefill
-				}
-			}
-			ch.Hops = append(ch.Hops, hop)
+			ch.Hops = append(ch.Hops, hopOf(p, in))
 		}
 		if err := ch.Validate(); err != nil {
 			return err

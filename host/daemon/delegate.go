@@ -105,14 +105,15 @@ func (b *Daemon) delegateChain(g *generation, providers []string) (*chain.Chain,
 	return ch, nil
 }
 
-// hopOf is provider p's hop on instance in, as buildChains makes it.
+// hopOf is provider p's hop on instance in: the one every chain and
+// every delegated call is built of.
 func hopOf(p *config.Provider, in *supervisor.Instance) chain.Hop {
 	hop := chain.Hop{
 		Name: p.Name, Provider: in, Model: p.Model(), ContextWindow: int64(p.ContextWindow),
 		FirstToken: p.Timeouts.FirstToken, Idle: p.Timeouts.Idle,
 	}
 	if p.Prefill != nil {
-		hop.Prefill = *p.Prefill
+		hop.Prefill = *p.Prefill // the block overrides the plugin
 	} else {
 		hop.PrefillFunc = func(ctx context.Context) bool {
 			info, err := in.Info(ctx)
