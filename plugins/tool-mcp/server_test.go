@@ -37,6 +37,12 @@ func textResult(s string) *mcp.CallToolResult {
 // each way the plugin must survive. The environment it saw is echoed by
 // env, so a test can check what passed.
 func serveTestServer() {
+	_ = newTestServer(nil).Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// newTestServer builds the server; wait's calls return when release is
+// closed, if they were not cancelled before.
+func newTestServer(release <-chan struct{}) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "toolmcp-test", Version: "v0"}, nil)
 	t := true
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
@@ -67,6 +73,14 @@ func serveTestServer() {
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
 			select {} // not even a cancellation ends it: only a kill
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Answers when the call is cancelled, or released."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
+			select {
+			case <-ctx.Done():
+			case <-release:
+			}
+			return textResult("released"), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exits mid-call."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
 			os.Exit(3)
@@ -90,5 +104,5 @@ func serveTestServer() {
 		func(_ context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
 			return textResult("dotted"), nil, nil
 		})
-	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+	return s
 }

@@ -71,6 +71,9 @@ func (m *mcpTool) Configure(ctx context.Context, cfg sdk.Config) error {
 			return sdk.Permanentf("mcp: url needs the host's egress, the plugin's only way to the network")
 		}
 		c.http = sdk.HTTPClient(cfg.Egress)
+		// No request outlives a call's limit: not a call's stream, not the
+		// session's closing DELETE to a server that never answers it.
+		c.http.Timeout = s.timeout
 	} else {
 		c.env = s.childEnv(m.env, cfg.Proxy)
 		c.dir = m.env("TMPDIR")
@@ -169,7 +172,7 @@ func (m *mcpTool) drop(srv *server, why string) {
 	}
 	m.mu.Unlock()
 	m.logBroken(srv, why)
-	srv.close()
+	go srv.close() // a command is killed at once; the call does not wait for the reaping or an HTTP goodbye
 }
 
 // logBroken says why a connection ends, with the size of what the server

@@ -50,7 +50,7 @@ func TestToolsOffered(t *testing.T) {
 		"put":  sdk.SideEffectIdempotent, "delete": sdk.SideEffectUnsafe,
 		"plain": sdk.SideEffectIdempotent, // no annotations, overridden
 		"env":   sdk.SideEffectUnsafe, "fail": sdk.SideEffectUnsafe, "hang": sdk.SideEffectUnsafe,
-		"crash": sdk.SideEffectUnsafe, "garbage": sdk.SideEffectUnsafe, "flood": sdk.SideEffectUnsafe,
+		"crash": sdk.SideEffectUnsafe, "wait": sdk.SideEffectUnsafe, "garbage": sdk.SideEffectUnsafe, "flood": sdk.SideEffectUnsafe,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
