@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -80,6 +81,10 @@ func newTestServer(release <-chan struct{}) *mcp.Server {
 			case <-release:
 			}
 			return textResult("released"), nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "rpcerror", Description: "Answers with a JSON-RPC error.", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("the database is locked")
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exits mid-call."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {

@@ -50,7 +50,7 @@ func TestToolsOffered(t *testing.T) {
 		"put":  sdk.SideEffectIdempotent, "delete": sdk.SideEffectUnsafe,
 		"plain": sdk.SideEffectIdempotent, // no annotations, overridden
 		"env":   sdk.SideEffectUnsafe, "fail": sdk.SideEffectUnsafe, "hang": sdk.SideEffectUnsafe,
-		"crash": sdk.SideEffectUnsafe, "wait": sdk.SideEffectUnsafe, "garbage": sdk.SideEffectUnsafe, "flood": sdk.SideEffectUnsafe,
+		"crash": sdk.SideEffectUnsafe, "wait": sdk.SideEffectUnsafe, "rpcerror": sdk.SideEffectUnsafe, "garbage": sdk.SideEffectUnsafe, "flood": sdk.SideEffectUnsafe,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
@@ -160,6 +160,7 @@ func TestResults(t *testing.T) {
 		{"nope", `{}`, `unknown tool "nope"`, true},
 		{"echo", `[1]`, "invalid arguments", true},
 		{"echo", `{"text":3}`, `validating /properties/text`, true}, // the server's own check
+		{"rpcerror", `{}`, "the MCP server refused the call: the database is locked", true},
 	} {
 		res, err := call(t, m, c.tool, c.input)
 		if err != nil {
