@@ -221,7 +221,7 @@ func (w *world) mcpCheck() mcpOutcome {
 			o.appends[m[2]]++
 		}
 	}
-	if n := strings.Count(string(log), "\n"); n != o.reads+sum(o.appends) {
+	if n := strings.Count(string(log), "\n"); n != o.reads+total(o.appends) {
 		w.t.Errorf("calls.log has lines the audit does not know:\n%s", log)
 	}
 	for id, n := range o.appends {
@@ -244,7 +244,7 @@ func (w *world) mcpCheck() mcpOutcome {
 	return o
 }
 
-func sum(m map[string]int) int {
+func total(m map[string]int) int {
 	n := 0
 	for _, v := range m {
 		n += v
