@@ -7,9 +7,9 @@ GOFLAGS ?=
 export CGO_ENABLED ?= 0
 
 # Every directory with a main.go under plugins/ and examples/ is a plugin
-# (examples/client-* are client programs, not plugins):
-# plugins/provider-openai -> bin/axon-provider-openai.
-PLUGIN_DIRS := $(filter-out examples/client-%,$(patsubst %/main.go,%,$(wildcard plugins/*/main.go examples/*/main.go)))
+# (examples/client-* are client programs and examples/mcp-* MCP servers, not
+# plugins): plugins/provider-openai -> bin/axon-provider-openai.
+PLUGIN_DIRS := $(filter-out examples/client-% examples/mcp-%,$(patsubst %/main.go,%,$(wildcard plugins/*/main.go examples/*/main.go)))
 
 # Every binary is stamped with -ldflags -X. VERSION is `git describe --tags
 # --always --dirty`: the nearest tag, the commits since it and the abbreviated
