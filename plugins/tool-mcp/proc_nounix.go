@@ -10,8 +10,6 @@ func ownGroup() *syscall.SysProcAttr { return nil }
 
 func killGroup(int) {}
 
-func signalled(any) (string, bool) { return "", false }
-
 func waitExited(int) bool { return false }
 
 func exitedChild() int { return 0 }

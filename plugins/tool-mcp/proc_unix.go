@@ -11,12 +11,3 @@ func ownGroup() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true
 // killGroup kills process group pgid with SIGKILL; a group already gone
 // is not an error.
 func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
-
-// signalled reports the signal that ended a process, if one did.
-func signalled(sys any) (string, bool) {
-	ws, ok := sys.(syscall.WaitStatus)
-	if !ok || !ws.Signaled() {
-		return "", false
-	}
-	return ws.Signal().String(), true
-}
