@@ -38,11 +38,11 @@ func (g *globals) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	token, err := readToken(cfg.Axon.TokenFile)
-	if err != nil && !isLoopback(cfg.Axon.Listen) {
+	d, err := findDaemon(cfg)
+	if err != nil {
 		return err
 	}
-	client, base := daemonClient(cfg)
+	client, base, token := d.client, d.base, d.token
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute) // a hang guard: a reload starts plugins to check them
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/reload", nil)

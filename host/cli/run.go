@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/axonhq/axon/hcl/config"
 	"github.com/axonhq/axon/host/daemon"
 	"github.com/axonhq/axon/host/session"
 )
@@ -59,7 +60,7 @@ func newRun(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			return g.runSession(ctx, f, strings.Join(args, " "))
+			return g.runSession(ctx, stop, f, strings.Join(args, " "))
 		},
 	}
 	fl := cmd.Flags()
@@ -81,19 +82,45 @@ func newRun(g *globals) *cobra.Command {
 	return cmd
 }
 
-func (g *globals) runSession(ctx context.Context, f runFlags, prompt string) error {
+// runSession runs the prompt; stopSignals restores the default action of
+// SIGINT and SIGTERM (so a second Ctrl-C ends this process at once).
+func (g *globals) runSession(ctx context.Context, stopSignals func(), f runFlags, prompt string) error {
 	cfg, lock, err := g.load()
 	if err != nil {
 		return err
 	}
+	key, err := f.sessionKey()
+	if err != nil {
+		return err
+	}
+	d, err := findDaemon(cfg)
+	if err != nil {
+		return err
+	}
+	// A running axon serve drives the run; this process only shows it. Only
+	// when none answers does the loop run here.
+	err = g.drive(ctx, remoteSessions{d}, key, f, prompt, g.newRunPrinter(f), func(adm session.Admitted) {
+		fmt.Fprintf(g.stderr, "[run %s of session %s runs in axon serve at %s; Ctrl-C cancels it]\n", adm.RunID, f.session, d.where)
+	}, func(h sessionHost, adm session.Admitted, p *runPrinter) error {
+		stopSignals()
+		return g.cancelOnInterrupt(h, adm, p)
+	})
+	if !errors.Is(err, errNoDaemon) || d.answered {
+		return err
+	}
+	return g.runLocal(ctx, cfg, lock, key, f, prompt)
+}
+
+func (g *globals) newRunPrinter(f runFlags) *runPrinter {
+	return &runPrinter{g: g, session: f.session, streamed: map[string]bool{}}
+}
+
+// runLocal drives the run in this process, with its own plugin processes.
+func (g *globals) runLocal(ctx context.Context, cfg *config.Config, lock *config.Lock, key session.Key, f runFlags, prompt string) error {
 	cfg.Displays = nil // the daemon owns the panels
 	logger := g.logger()
 	if !f.verbose {
 		logger.SetLevel(hclogLevelQuiet)
-	}
-	key, err := f.sessionKey()
-	if err != nil {
-		return err
 	}
 	facts, closeFacts := usageStore(ctx, cfg, logger)
 	defer closeFacts() // after b.Close, which writes the last facts
@@ -107,29 +134,82 @@ func (g *globals) runSession(ctx context.Context, f runFlags, prompt string) err
 		return err
 	}
 	defer m.Shutdown(context.Background()) // before the plugins close (defers run last first)
+	return g.drive(ctx, localSessions{m}, key, f, prompt, g.newRunPrinter(f), nil,
+		func(_ sessionHost, adm session.Admitted, p *runPrinter) error {
+			// SIGINT or SIGTERM: seal the run interrupted, as axon serve does.
+			fmt.Fprintln(g.stderr, "axon: stopping: the run is sealed as interrupted")
+			m.Shutdown(context.Background())
+			if info := lastRunOf(daemon.SessionsDir(cfg), adm.SessionID, adm.RunID); info != nil {
+				p.reportEnd(info.Reason, info.IndeterminateToolCalls)
+			}
+			return exitCode(exitRunInterrupted)
+		})
+}
 
-	p := &runPrinter{g: g, session: f.session, streamed: map[string]bool{}}
+// drive sends the prompt (or resumes, or cancels) on h and shows the run
+// to its end. started is told of the run once admitted; interrupted is
+// what SIGINT or SIGTERM while following does.
+func (g *globals) drive(ctx context.Context, h sessionHost, key session.Key, f runFlags, prompt string, p *runPrinter,
+	started func(session.Admitted), interrupted func(sessionHost, session.Admitted, *runPrinter) error) error {
 	if f.cancel {
-		return g.cancelRun(ctx, m, key, p)
+		return g.cancelRun(ctx, h, key, p)
 	}
-	adm, err := g.admit(ctx, m, key, f, prompt, p)
+	adm, err := g.admit(ctx, h, key, f, prompt, p)
 	if err != nil {
 		return err
 	}
-	end, err := p.follow(ctx, m, adm, false)
+	if started != nil {
+		started(adm)
+	}
+	end, err := p.follow(ctx, h, adm, false)
 	if err != nil && ctx.Err() != nil {
-		// SIGINT or SIGTERM: seal the run interrupted, as axon serve does.
-		fmt.Fprintln(g.stderr, "axon: stopping: the run is sealed as interrupted")
-		m.Shutdown(context.Background())
-		if info := lastRunOf(daemon.SessionsDir(cfg), adm.SessionID, adm.RunID); info != nil {
-			p.reportEnd(info.Reason, info.IndeterminateToolCalls)
-		}
+		return interrupted(h, adm, p)
+	}
+	if errors.Is(err, session.ErrShuttingDown) {
+		fmt.Fprintln(g.stderr, "axon: axon serve is stopping: the run is sealed as interrupted")
 		return exitCode(exitRunInterrupted)
 	}
 	if err != nil {
 		return err
 	}
 	return runExit(end)
+}
+
+// cancelOnInterrupt is Ctrl-C (or SIGTERM) while following a run axon
+// serve drives: the run is ended cancelled, as it ends in-process (there
+// sealed interrupted, since the process that drove it stops), and shown to
+// its end. A second Ctrl-C leaves at once; the cancel stands.
+func (g *globals) cancelOnInterrupt(h sessionHost, adm session.Admitted, p *runPrinter) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard: tool calls get a 5 s grace
+	defer cancel()
+	fmt.Fprintf(g.stderr, "axon: stopping: cancelling run %s in axon serve\n", adm.RunID)
+	if _, err := h.Cancel(ctx, adm.SessionID, adm.RunID); err != nil && !errors.Is(err, session.ErrNoOpenRun) {
+		return err
+	}
+	end, err := p.follow(ctx, h, session.Admitted{SessionID: adm.SessionID, RunID: adm.RunID, After: p.last}, false)
+	if err != nil {
+		return err
+	}
+	return runExit(end)
+}
+
+// sessionHost is where a run is driven: this process's session manager,
+// or a running axon serve over its sessions API.
+type sessionHost interface {
+	Session(ctx context.Context, id string) (*session.SessionInfo, error)
+	Send(ctx context.Context, key session.Key, p session.Params) (session.Admitted, error)
+	Cancel(ctx context.Context, id, run string) (string, error)
+	Resume(ctx context.Context, id, run string) (string, error)
+	Follow(ctx context.Context, id string, after session.Cursor, opts session.FollowOptions, fn func(session.Item) error) error
+}
+
+// localSessions is the session manager of this process.
+type localSessions struct{ *session.Manager }
+
+var _ sessionHost = localSessions{}
+
+func (l localSessions) Session(_ context.Context, id string) (*session.SessionInfo, error) {
+	return l.Manager.Session(id)
 }
 
 func (f *runFlags) sessionKey() (session.Key, error) {
@@ -150,10 +230,10 @@ func (f *runFlags) sessionKey() (session.Key, error) {
 
 // admit starts the run (or finds it, or resumes the paused one). A session
 // busy with a run a crash left open is followed to its end first.
-func (g *globals) admit(ctx context.Context, m *session.Manager, key session.Key, f runFlags, prompt string, p *runPrinter) (session.Admitted, error) {
+func (g *globals) admit(ctx context.Context, m sessionHost, key session.Key, f runFlags, prompt string, p *runPrinter) (session.Admitted, error) {
 	id := key.ID()
 	if f.resume {
-		info, err := m.Session(id)
+		info, err := m.Session(ctx, id)
 		if err != nil {
 			return session.Admitted{}, err
 		}
@@ -183,7 +263,7 @@ func (g *globals) admit(ctx context.Context, m *session.Manager, key session.Key
 			return adm, err
 		}
 		fmt.Fprintf(g.stderr, "[session %s has an unfinished run %s, resumed: following it first]\n", f.session, busy.RunID)
-		info, err := m.Session(id)
+		info, err := m.Session(ctx, id)
 		if err != nil {
 			return session.Admitted{}, err
 		}
@@ -201,9 +281,9 @@ func (g *globals) admit(ctx context.Context, m *session.Manager, key session.Key
 
 // cancelRun cancels the session's open run and follows it to its end: a
 // paused run ends at once, a running one at its next step.
-func (g *globals) cancelRun(ctx context.Context, m *session.Manager, key session.Key, p *runPrinter) error {
+func (g *globals) cancelRun(ctx context.Context, m sessionHost, key session.Key, p *runPrinter) error {
 	id := key.ID()
-	info, err := m.Session(id)
+	info, err := m.Session(ctx, id)
 	if errors.Is(err, session.ErrNotFound) {
 		return fmt.Errorf("session %q has no paused or running run to cancel: there is no such session of project %s, harness %s", key.Session, key.ProjectRoot, key.Harness)
 	}
@@ -289,9 +369,10 @@ type runPrinter struct {
 	streamed map[string]bool // "run/step" whose every delta was printed
 	gap      bool
 	midLine  bool
+	last     session.Cursor // of the last event of the run followed
 }
 
-func (p *runPrinter) follow(ctx context.Context, m *session.Manager, adm session.Admitted, showPrompt bool) (*session.Event, error) {
+func (p *runPrinter) follow(ctx context.Context, m sessionHost, adm session.Admitted, showPrompt bool) (*session.Event, error) {
 	var end *session.Event
 	err := m.Follow(ctx, adm.SessionID, adm.After, session.FollowOptions{Display: true, Run: adm.RunID}, func(it session.Item) error {
 		if it.Delta != nil {
@@ -303,6 +384,7 @@ func (p *runPrinter) follow(ctx context.Context, m *session.Manager, adm session
 			return nil
 		}
 		p.event(e, showPrompt)
+		p.last = e.Cursor
 		if e.Ends() {
 			end = e
 		}
