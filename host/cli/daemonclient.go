@@ -52,6 +52,10 @@ func findDaemon(cfg *config.Config) (*daemonConn, error) {
 // would (connection refused, no socket file).
 var errNoDaemon = errors.New("no axon serve answers")
 
+// errStreamLost: a session's event stream broke off before the run ended
+// (the daemon died, the connection dropped).
+var errStreamLost = errors.New("lost the event stream")
+
 // apiError is a refusal in the sessions API's error shape. It matches the
 // session package's error for its type, so callers handle a daemon's
 // refusal as they handle the in-process one.
@@ -232,10 +236,11 @@ func (r remoteSessions) Follow(ctx context.Context, id string, after session.Cur
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("event stream from axon serve at %s: %w", r.d.where, err)
+	err = sc.Err()
+	if err == nil {
+		err = io.ErrUnexpectedEOF
 	}
-	return fmt.Errorf("event stream from axon serve at %s: %w", r.d.where, io.ErrUnexpectedEOF)
+	return fmt.Errorf("%w from axon serve at %s: %w", errStreamLost, r.d.where, err)
 }
 
 // dispatch hands fn one SSE frame; done reports the stream's end.

@@ -39,8 +39,13 @@ func newRun(g *globals) *cobra.Command {
 		Use:   "run --session NAME [--tools clock,fetch] PROMPT | --resume | --cancel",
 		Short: "Run a prompt as a durable agent session and stream it",
 		Long: "run sends PROMPT to the session NAME (of this project directory and harness) and " +
-			"drives the agent loop in this process, with its own plugin processes: model step, tool " +
-			"calls, results, until the model stops calling tools or a limit is reached. Every step is " +
+			"shows the agent loop to its end: model step, tool calls, results, until the model stops " +
+			"calling tools or a limit is reached. When axon serve answers on the configuration's unix " +
+			"socket or listener (found as axon reload finds it, with its token), the daemon drives the " +
+			"run and this command is its client; Ctrl-C then cancels the run. Only when no daemon " +
+			"answers (connection refused, no socket) does it drive the loop in this process, with its " +
+			"own plugin processes; Ctrl-C there seals the run interrupted. A daemon that refuses (a " +
+			"wrong token) is an error, never a reason to run here. Every step is " +
 			"in the session's write-ahead log first, so a run killed at any point resumes the next " +
 			"time the session is opened, or ends \"interrupted\" naming the tool calls whose outcome " +
 			"is unknown; a tool call is never sent twice. The answer goes to stdout, tool activity to " +
@@ -99,12 +104,17 @@ func (g *globals) runSession(ctx context.Context, stopSignals func(), f runFlags
 	}
 	// A running axon serve drives the run; this process only shows it. Only
 	// when none answers does the loop run here.
-	err = g.drive(ctx, remoteSessions{d}, key, f, prompt, g.newRunPrinter(f), func(adm session.Admitted) {
-		fmt.Fprintf(g.stderr, "[run %s of session %s runs in axon serve at %s; Ctrl-C cancels it]\n", adm.RunID, f.session, d.where)
+	var adm session.Admitted
+	err = g.drive(ctx, remoteSessions{d}, key, f, prompt, g.newRunPrinter(f), func(a session.Admitted) {
+		adm = a
+		fmt.Fprintf(g.stderr, "[run %s of session %s runs in axon serve at %s; Ctrl-C cancels it]\n", a.RunID, f.session, d.where)
 	}, func(h sessionHost, adm session.Admitted, p *runPrinter) error {
 		stopSignals()
 		return g.cancelOnInterrupt(h, adm, p)
 	})
+	if errors.Is(err, errStreamLost) && adm.IdempotencyKey != "" {
+		return fmt.Errorf("%w\nthe run goes on in axon serve if it still runs (axon sessions shows it); to follow it again, send the same prompt with --idempotency-key %s", err, adm.IdempotencyKey)
+	}
 	if !errors.Is(err, errNoDaemon) || d.answered {
 		return err
 	}

@@ -256,3 +256,27 @@ func waitHeld(t *testing.T, up *toolUpstream) {
 		t.Error("no model call reached the upstream")
 	}
 }
+
+// TestRunDaemonDiesWhileFollowing: axon serve killed mid-run is no reason
+// to run the prompt here: axon run says the stream broke off and how to
+// follow the run again (its key), and exits 1.
+func TestRunDaemonDiesWhileFollowing(t *testing.T) {
+	buildRunDaemon(t)
+	up := newToolUpstream(t)
+	dir := t.TempDir()
+	cfg := daemonRunConfig(t, dir, "127.0.0.1:0", filepath.Join(dir, "token"), up.URL)
+	_, serve := startServe(t, cfg)
+	go func() {
+		waitHeld(t, up)
+		serve.Process.Kill()
+	}()
+	code, out, errOut := run(t, nil, "--config", cfg, "run", "--project-root", t.TempDir(), "--session", "s1", "--idempotency-key", "k9", "hold it")
+	if code != 1 || out != "" {
+		t.Errorf("exit %d, stdout %q, want 1 and nothing; stderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"runs in axon serve at ", "axon: lost the event stream from axon serve at ", "send the same prompt with --idempotency-key k9\n"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, errOut)
+		}
+	}
+}
