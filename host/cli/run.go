@@ -272,7 +272,7 @@ func (g *globals) admit(ctx context.Context, m sessionHost, key session.Key, f r
 			}
 			return adm, err
 		}
-		fmt.Fprintf(g.stderr, "[session %s has an unfinished run %s, resumed: following it first]\n", f.session, busy.RunID)
+		fmt.Fprintf(g.stderr, "[session %s has a run %s in progress: following it first]\n", f.session, busy.RunID)
 		info, err := m.Session(ctx, id)
 		if err != nil {
 			return session.Admitted{}, err
