@@ -196,7 +196,11 @@ func (g *globals) cancelOnInterrupt(h sessionHost, adm session.Admitted, p *runP
 	if _, err := h.Cancel(ctx, adm.SessionID, adm.RunID); err != nil && !errors.Is(err, session.ErrNoOpenRun) {
 		return err
 	}
-	end, err := p.follow(ctx, h, session.Admitted{SessionID: adm.SessionID, RunID: adm.RunID, After: p.last}, false)
+	after := p.last
+	if after == (session.Cursor{}) { // no event of the run seen yet
+		after = adm.After
+	}
+	end, err := p.follow(ctx, h, session.Admitted{SessionID: adm.SessionID, RunID: adm.RunID, After: after}, false)
 	if err != nil {
 		return err
 	}
