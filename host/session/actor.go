@@ -114,6 +114,16 @@ func (a *actor) load(create *Key, f *logFailure) error {
 	if n := w.Truncated(); n > 0 {
 		a.m.log.Warn("truncated a torn tail of the session log", "session", a.id, "bytes", n)
 	}
+	// Keep the open-run index true to the log: a session written before
+	// the index existed gets its entry, a stale entry goes.
+	if st.open() != nil {
+		if err := a.m.markOpen(a.id); err != nil {
+			a.m.indexFailed.Store(true)
+			a.m.log.Warn("open-run index entry not written (the run resumes on the session's first use)", "session", a.id, "error", err)
+		}
+	} else {
+		a.m.markClosed(a.id)
+	}
 	a.md, a.w, a.st = md, w, st
 	if f != nil {
 		sealed, err := a.seal(f)
@@ -221,7 +231,7 @@ func (a *actor) commit(recs ...Record) (uint64, error) {
 	}
 	now := a.m.now()
 	payloads := make([][]byte, len(recs))
-	project, boundary := false, false
+	project, boundary, opens, ends := false, false, false, false
 	for i := range recs {
 		if recs[i].At.IsZero() {
 			recs[i].At = now
@@ -237,6 +247,20 @@ func (a *actor) commit(recs ...Record) (uint64, error) {
 		case RecRunStarted, RecRunFinished, RecRunPaused, RecRunResumed:
 			project, boundary = true, true
 		}
+		switch recs[i].Type {
+		case RecRunStarted, RecRunResumed:
+			opens = true
+		case RecRunFinished:
+			ends = true
+		}
+	}
+	if opens {
+		// Before the record: a run on disk always has its index entry,
+		// so the next start finds it without opening every session.
+		// A failure is the disk's, as a failed append would be.
+		if err := a.m.markOpen(a.id); err != nil {
+			return 0, a.fail(recs[0].RunID, err)
+		}
 	}
 	first, err := a.w.Append(payloads...)
 	if err != nil {
@@ -249,6 +273,10 @@ func (a *actor) commit(recs ...Record) (uint64, error) {
 	}
 	if project {
 		a.publish(boundary)
+	}
+	if ends && a.st.open() == nil {
+		// After the snapshot: one without an index entry is up to date.
+		a.m.markClosed(a.id)
 	}
 	a.lanes.advance(first, payloads)
 	return first, nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -108,7 +109,8 @@ type Manager struct {
 	runs         sync.WaitGroup
 	bg           sync.WaitGroup // seal retry loops
 	shutdownOnce sync.Once
-	failed       failures // sessions whose log failed, until their run is sealed
+	failed       failures    // sessions whose log failed, until their run is sealed
+	indexFailed  atomic.Bool // an open-run index entry could not be written: do not call the index complete
 
 	mu      sync.Mutex
 	actors  map[string]*actor
@@ -128,32 +130,89 @@ func New(opts Options) (*Manager, error) {
 	}, nil
 }
 
-// Start opens every session of the directory: it rebuilds each projection
-// from the WAL (which wins over the stored snapshot), and resumes every run
-// a crash left open, or ends it interrupted when a tool call's outcome is
-// unknown. A session another process holds is listed from its snapshot;
-// one that cannot be read is listed with its error. Start fails only when
-// the directory cannot be listed.
+// Start resumes every run a crash left open, or ends it interrupted when a
+// tool call's outcome is unknown. It opens only the sessions the open-run
+// index names (see openruns.go), dropping entries whose session is gone;
+// every other session opens on first use, which rebuilds its projection
+// from the WAL. When the index is missing or damaged, Start opens every
+// session of the directory instead, which rebuilds the index. A session
+// another process holds is listed from its snapshot; one that cannot be
+// read is listed with its error. Start fails only when the directory
+// cannot be listed.
 func (m *Manager) Start(ctx context.Context) error {
+	ids, complete := m.openRuns()
+	if !complete {
+		return m.rebuildIndex(ctx)
+	}
+	// A few at a time: opening a session is a handful of file system
+	// calls, which overlap well.
+	work := make(chan string)
+	var wg sync.WaitGroup
+	for range min(startWorkers, len(ids)) {
+		wg.Go(func() {
+			for id := range work {
+				if !m.exists(id) {
+					m.markClosed(id) // its session is gone
+					continue
+				}
+				m.startOne(id)
+			}
+		})
+	}
+	var err error
+	for _, id := range ids {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		work <- id
+	}
+	close(work)
+	wg.Wait()
+	return err
+}
+
+// startWorkers is how many sessions Start opens at once.
+const startWorkers = 8
+
+// rebuildIndex opens every session, which writes the index entry of each
+// one with an open run, then marks the index complete.
+func (m *Manager) rebuildIndex(ctx context.Context) error {
 	ids, err := sessionIDs(m.opts.Dir)
 	if err != nil {
 		return err
 	}
+	m.log.Info("open-run index missing or damaged: opening every session to rebuild it", "sessions", len(ids))
+	m.repairIndex()
+	held := false
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		a, err := m.acquire(id, nil)
-		if err == nil {
-			m.release(a)
-			continue
-		}
-		m.proj.put(m.unreadable(id, err))
-		if !errors.Is(err, ErrLocked) {
-			m.log.Error("session cannot be opened", "session", id, "error", err)
+		if errors.Is(m.startOne(id), ErrLocked) {
+			held = true // its holder writes its entry; check again next start
 		}
 	}
+	if held || m.indexFailed.Load() {
+		return nil
+	}
+	if err := m.completeIndex(); err != nil {
+		m.log.Warn("open-run index not written (the next start opens every session again)", "error", err)
+	}
 	return nil
+}
+
+// startOne opens session id, which resumes its open run, and lets it go.
+func (m *Manager) startOne(id string) error {
+	a, err := m.acquire(id, nil)
+	if err == nil {
+		m.release(a)
+		return nil
+	}
+	m.proj.put(m.unreadable(id, err))
+	if !errors.Is(err, ErrLocked) {
+		m.log.Error("session cannot be opened", "session", id, "error", err)
+	}
+	return err
 }
 
 // unreadable is the projection of a session Start could not open: its
