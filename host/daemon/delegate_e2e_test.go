@@ -55,6 +55,8 @@ func TestDelegateFallsBack(t *testing.T) {
 		t.Errorf("trail %q", ans.Trail)
 	}
 
+	// The fact is written by the usage store's writer, off the request
+	// path, and no event says it has been: poll, bounded (a hang guard).
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		facts, err := r.front.store.Facts(context.Background(), usage.Query{Since: time.Now().Add(-time.Hour)})
