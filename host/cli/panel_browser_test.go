@@ -161,6 +161,9 @@ func TestPanelInABrowser(t *testing.T) {
 	b.Click("#tab-stats")
 	b.WaitVisible(`figure[data-chart="requests"] svg`)
 	b.WaitVisible(`figure[data-chart="latency"] svg`)
+	// a answered one whole (non-streamed) turn: it has no first-token time,
+	// and the plot says so instead of drawing a zero.
+	b.WaitText(`figure[data-chart="latency-by"]`, "none")
 	shots.take(b, "stats")
 
 	b.NoJSErrors()

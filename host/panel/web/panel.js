@@ -224,7 +224,7 @@
       });
       const byDay = (get) => days.map((d) => { const r = daily.rows.find((x) => x.key === d); return r ? get(r) : null; });
       charts.push(chartFigure('latency', 'First-token latency p50 per day', line(days, byDay((r) => (r.p50_first_token_ms === undefined ? null : r.p50_first_token_ms)), fmtMS)));
-      charts.push(chartFigure('latency-by', 'First-token latency p50 by ' + by + ' (window)', bars(keys, win.rows.map((r) => r.p50_first_token_ms || 0), fmtMS), keys));
+      charts.push(chartFigure('latency-by', 'First-token latency p50 by ' + by + ' (window, streamed turns)', bars(keys, win.rows.map((r) => (r.p50_first_token_ms === undefined ? null : r.p50_first_token_ms)), fmtMS), keys));
       charts.push(chartFigure('errors', 'Error share per day', line(days, byDay((r) => (r.requests ? r.error_share : null)), pct)));
       charts.push(chartFigure('errors-by', 'Error share by ' + by + ' (window)', bars(keys, win.rows.map((r) => r.error_share), pct), keys));
       clear(box, ...charts, totalsTable(win, by));
@@ -307,11 +307,17 @@
     if (d) root.prepend(svg('path', { class: 'line', d }));
     return root;
   }
+  // bars draws one bar per key; a null value (nothing measured, e.g. no
+  // streamed turn for a first-token time) draws no bar, only its title.
   function bars(keys, values, fmt) {
-    const max = niceMax(Math.max(0, ...values));
+    const max = niceMax(Math.max(0, ...values.filter((v) => v !== null)));
     const bw = (W - L) / Math.max(1, keys.length);
     const root = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img' }, ...frame(max, fmt, keys));
     keys.forEach((k, i) => {
+      if (values[i] === null) {
+        root.append(svg('text', { x: L + i * bw + bw / 2, y: H - B - 4, 'text-anchor': 'middle', text: 'none' }, svg('title', { text: k + ': not measured' })));
+        return;
+      }
       const y = yOf(values[i], max);
       root.append(svg('rect', { class: 's' + (i % 8), x: L + i * bw + bw * 0.2, y, width: bw * 0.6, height: Math.max(0.5, H - B - y) },
         svg('title', { text: k + ': ' + fmt(values[i]) })));
