@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/child"
 )
 
 // exit is how a client ended.
@@ -28,7 +29,7 @@ func exitOf(err error) (exit, error) {
 	if !errors.As(err, &ee) {
 		return exit{}, err
 	}
-	if sig, ok := signalled(ee.Sys()); ok {
+	if sig, ok := child.Signalled(ee.Sys()); ok {
 		return exit{code: -1, signal: sig}, nil
 	}
 	return exit{code: ee.ExitCode()}, nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/child"
 )
 
 // becomeSubreaper makes this test process the reaper of its orphaned
@@ -44,7 +45,7 @@ func TestStopKillsTheGroup(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := newCLI(t, fakeHome(t, true), values(t, parseJSONL, nil), "")
-			p.kids.sweepOrphans = true // as the plugin's init would: the test is not parallel
+			p.kids.SweepOrphans = true // as the plugin's init would: the test is not parallel
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			grandchild, calls := 0, 0
@@ -89,7 +90,7 @@ func TestStopKillsTheGroup(t *testing.T) {
 // not a client (an orphan come to the plugin) and leaves an exited client
 // for os/exec to wait for. Not parallel: it reaps this process's children.
 func TestSweepReapsOrphansNotClients(t *testing.T) {
-	kids := newChildren(true)
+	kids := &child.Reaper{SweepOrphans: true}
 	loggedOut := []string{"HOME=" + t.TempDir()} // the fake exits 1 at once
 	orphan := exec.Command(fakeCLI, "hello")
 	orphan.Env = loggedOut
@@ -98,18 +99,18 @@ func TestSweepReapsOrphansNotClients(t *testing.T) {
 	}
 	client := exec.Command(fakeCLI, "hello")
 	client.Env = loggedOut
-	if err := kids.start(client); err != nil {
+	if err := kids.Start(client); err != nil {
 		t.Fatal(err)
 	}
-	if !waitExited(orphan.Process.Pid) || !waitExited(client.Process.Pid) {
+	if !child.WaitExited(orphan.Process.Pid) || !child.WaitExited(client.Process.Pid) {
 		t.Fatal("waitid failed")
 	}
-	kids.sweep()
+	kids.Sweep()
 	var ee *exec.ExitError
 	if err := client.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Errorf("client: %v, want its own exit status 1", err)
 	}
-	kids.done(client.Process.Pid)
+	kids.Done(client.Process.Pid)
 	if err := orphan.Wait(); err == nil || !errors.Is(err, syscall.ECHILD) {
 		t.Errorf("orphan: Wait = %v, want ECHILD (the sweep reaped it)", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/child"
 )
 
 // cli is the provider. It is configured once; after that Generate only
@@ -19,11 +20,11 @@ type cli struct {
 	// when nil. Tests give the client a home of their own through it.
 	getenv func(string) string
 	// sweepOrphans reaps the processes clients leave behind, which come to
-	// the plugin when it is its PID namespace's init (see children).
+	// the plugin when it is its PID namespace's init (see sdk/child).
 	sweepOrphans bool
 
 	s     *settings
-	kids  *children
+	kids  *child.Reaper
 	proxy string       // sdk.Config.Proxy
 	log   hclog.Logger // the host's, for this block
 }
@@ -49,7 +50,7 @@ func (p *cli) Configure(_ context.Context, cfg sdk.Config) error {
 		return err
 	}
 	p.s, p.proxy, p.log = s, cfg.Proxy, cfg.Logger
-	p.kids = newChildren(p.sweepOrphans)
+	p.kids = &child.Reaper{SweepOrphans: p.sweepOrphans}
 	if p.log == nil {
 		p.log = hclog.NewNullLogger()
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/axonhq/axon/sdk/child"
 )
 
 // Bounds on what a client may print: stdout as a whole and one line of it
@@ -31,7 +33,7 @@ var errStdoutTooLarge = errors.New("stdout beyond the limit")
 // given drainGrace, then the read ends.
 type process struct {
 	cmd    *exec.Cmd
-	kids   *children
+	kids   *child.Reaper
 	stdout *os.File
 	stderr *tail
 	q      queue
@@ -49,19 +51,19 @@ type process struct {
 // start runs argv with env in its own process group. stdin, when not nil,
 // is written to the client's stdin; otherwise stdin is /dev/null. When ctx
 // ends, the group is killed.
-func start(ctx context.Context, kids *children, argv, env []string, dir string, stdin *strings.Reader) (*process, error) {
+func start(ctx context.Context, kids *child.Reaper, argv, env []string, dir string, stdin *strings.Reader) (*process, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: env, Dir: dir, Stdout: w, SysProcAttr: ownGroup(), WaitDelay: drainGrace}
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: env, Dir: dir, Stdout: w, SysProcAttr: child.OwnGroup(), WaitDelay: drainGrace}
 	p := &process{cmd: cmd, kids: kids, stdout: r, stderr: &tail{max: stderrTail}, exited: make(chan struct{}), readEnd: make(chan struct{})}
 	p.q.signal = make(chan struct{}, 1)
 	cmd.Stderr = p.stderr
 	if stdin != nil {
 		cmd.Stdin = stdin
 	}
-	err = kids.start(cmd)
+	err = kids.Start(cmd)
 	w.Close() // the client holds its own copy; EOF comes when it and its children close theirs
 	if err != nil {
 		r.Close()
@@ -101,14 +103,14 @@ func (p *process) read() {
 // while its pid is still held, then reaps it.
 func (p *process) reap() {
 	pid := p.cmd.Process.Pid
-	if waitExited(pid) {
+	if child.WaitExited(pid) {
 		p.mu.Lock()
-		killGroup(pid)
+		child.KillGroup(pid)
 		p.gone = true
 		p.mu.Unlock()
 	}
 	err := p.cmd.Wait()
-	p.kids.done(pid)
+	p.kids.Done(pid)
 	p.mu.Lock()
 	p.gone = true
 	if !p.killed {
@@ -125,7 +127,7 @@ func (p *process) kill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.gone {
-		killGroup(p.cmd.Process.Pid)
+		child.KillGroup(p.cmd.Process.Pid)
 		_ = p.cmd.Process.Kill()
 	}
 	p.killed = true

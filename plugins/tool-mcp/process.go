@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/axonhq/axon/sdk/child"
 )
 
 // Bounds on what a server may send: one JSON-RPC message (a line on
@@ -22,7 +24,7 @@ const (
 // whole group; the server is always reaped.
 type process struct {
 	cmd    *exec.Cmd
-	kids   *children
+	kids   *child.Reaper
 	stdin  *os.File // ours: the server's stdin
 	stdout *os.File // ours: the server's stdout
 	out    *eofReader
@@ -35,7 +37,7 @@ type process struct {
 }
 
 // startProcess runs argv with env in dir, in its own process group.
-func startProcess(kids *children, argv, env []string, dir string) (*process, error) {
+func startProcess(kids *child.Reaper, argv, env []string, dir string) (*process, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -47,9 +49,9 @@ func startProcess(kids *children, argv, env []string, dir string) (*process, err
 		return nil, err
 	}
 	p := &process{stdin: inW, stdout: outR, stderr: &tail{max: stderrTail}, kids: kids, exited: make(chan struct{})}
-	p.cmd = &exec.Cmd{Path: argv[0], Args: argv, Env: env, Dir: dir, Stdin: inR, Stdout: outW, Stderr: p.stderr, SysProcAttr: ownGroup(),
+	p.cmd = &exec.Cmd{Path: argv[0], Args: argv, Env: env, Dir: dir, Stdin: inR, Stdout: outW, Stderr: p.stderr, SysProcAttr: child.OwnGroup(),
 		WaitDelay: waitDelay} // a process that escaped the group may hold stderr: stop copying it
-	err = kids.start(p.cmd)
+	err = kids.Start(p.cmd)
 	inR.Close() // the server holds its own copies
 	outW.Close()
 	if err != nil {
@@ -66,14 +68,14 @@ func startProcess(kids *children, argv, env []string, dir string) (*process, err
 // its pid is still held, then reaps it.
 func (p *process) reap() {
 	pid := p.cmd.Process.Pid
-	if waitExited(pid) {
+	if child.WaitExited(pid) {
 		p.mu.Lock()
-		killGroup(pid)
+		child.KillGroup(pid)
 		p.gone = true
 		p.mu.Unlock()
 	}
 	_ = p.cmd.Wait()
-	p.kids.done(pid)
+	p.kids.Done(pid)
 	p.mu.Lock()
 	p.gone = true
 	p.mu.Unlock()
@@ -85,7 +87,7 @@ func (p *process) kill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.gone {
-		killGroup(p.cmd.Process.Pid)
+		child.KillGroup(p.cmd.Process.Pid)
 		_ = p.cmd.Process.Kill()
 	}
 }

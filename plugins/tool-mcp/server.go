@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/axonhq/axon/sdk/child"
 )
 
 // server is one connection to the MCP server: a session, and for a
@@ -24,7 +26,7 @@ type server struct {
 // session over the host's egress.
 type connector struct {
 	s      *settings
-	kids   *children
+	kids   *child.Reaper
 	env    []string // the server's environment, built once
 	dir    string   // its working directory: the plugin's TMPDIR
 	client *mcp.Client

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/child"
 )
 
 // mcpTool serves the tools of one MCP server. The zero value is ready for
@@ -21,7 +22,7 @@ type mcpTool struct {
 	// when nil.
 	getenv func(string) string
 	// sweepOrphans reaps what killed servers leave behind, which comes to
-	// the plugin when it is its PID namespace's init (see children).
+	// the plugin when it is its PID namespace's init (see sdk/child).
 	sweepOrphans bool
 
 	s     *settings
@@ -63,7 +64,7 @@ func (m *mcpTool) Configure(ctx context.Context, cfg sdk.Config) error {
 	}
 	c := &connector{
 		s:      s,
-		kids:   newChildren(m.sweepOrphans),
+		kids:   &child.Reaper{SweepOrphans: m.sweepOrphans},
 		client: mcp.NewClient(&mcp.Implementation{Name: "axon", Version: version}, nil),
 	}
 	if s.url != "" {

@@ -1,11 +1,11 @@
 //go:build unix && !linux
 
-package main
+package child
 
-// waitExited cannot wait without reaping here: the group is killed only
-// while the client has not yet been reaped (on cancel and timeout), not
+// WaitExited cannot wait without reaping here: the group is killed only
+// while the child has not yet been reaped (on cancel and timeout), not
 // after a normal exit.
-func waitExited(int) bool { return false }
+func WaitExited(int) bool { return false }
 
 // Orphans are not swept here: the sandbox that makes the plugin an init is
 // Linux's.

@@ -1,16 +1,16 @@
-package main
+package child
 
 import (
 	"syscall"
 	"unsafe"
 )
 
-// waitExited blocks until process pid has exited, without reaping it
+// WaitExited blocks until process pid has exited, without reaping it
 // (waitid with WNOWAIT): while it is a zombie its pid, and so its process
 // group's id, cannot be reused, so killing the group after this is safe.
 // It reports false when it could not wait; the caller then kills the
 // group only before reaping.
-func waitExited(pid int) bool {
+func WaitExited(pid int) bool {
 	const (
 		pPID    = 1
 		wExited = 0x4
