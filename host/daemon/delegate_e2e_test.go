@@ -55,24 +55,21 @@ func TestDelegateFallsBack(t *testing.T) {
 		t.Errorf("trail %q", ans.Trail)
 	}
 
-	// The fact is written by the usage store's writer, off the request
-	// path, and no event says it has been: poll, bounded (a hang guard).
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		facts, err := r.front.store.Facts(context.Background(), usage.Query{Since: time.Now().Add(-time.Hour)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(facts) == 1 {
-			f := facts[0]
-			if f.Source != usage.SourceDelegate || f.Chain != DelegateChain || f.Provider != "second" || f.Tier != config.TierLocal || f.Attempts != 2 {
-				t.Errorf("fact %+v", f)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d facts, want the delegated turn's", len(facts))
-		}
-		time.Sleep(10 * time.Millisecond)
+	// The fact is queued when the turn ends; Flush returns once the
+	// store's writer has written it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a hang guard
+	defer cancel()
+	if err := r.broker.usage.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	facts, err := r.front.store.Facts(ctx, usage.Query{Since: time.Now().Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(facts) != 1 {
+		t.Fatalf("%d facts, want the delegated turn's", len(facts))
+	}
+	if f := facts[0]; f.Source != usage.SourceDelegate || f.Chain != DelegateChain || f.Provider != "second" || f.Tier != config.TierLocal || f.Attempts != 2 {
+		t.Errorf("fact %+v", f)
 	}
 }
