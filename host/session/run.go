@@ -71,7 +71,7 @@ func (a *actor) drive(rn *runner) {
 				act = r.next()
 			}
 			if act.kind == actModel {
-				req = &sdk.Request{System: r.start.System, Messages: a.st.conversation(), Tools: toolSpecs(r.start.Tools)}
+				req = &sdk.Request{System: sdk.SystemPrompt(r.start.System), Messages: a.st.conversation(), Tools: toolSpecs(r.start.Tools)}
 			}
 			return nil
 		})
