@@ -37,6 +37,14 @@ type Info struct {
 	// whose config block sets prefill = true), to continue a stream another
 	// provider broke off mid-answer.
 	Prefill bool
+	// Output says the provider renders Request.Output natively, so that
+	// the upstream guarantees the answer matches a strict schema (OpenAI
+	// json_schema, Anthropic output_config, Gemini responseSchema, Ollama
+	// format). The chain sends a strict-schema request only to a provider
+	// that declares it (or whose config block sets structured_output =
+	// true); every provider must still render a non-strict Output as well
+	// as its API allows, or refuse it.
+	Output bool
 }
 
 // Schema describes the plugin-owned attributes of a plugin's configuration

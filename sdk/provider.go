@@ -20,18 +20,48 @@ const (
 type ToolChoice struct {
 	Mode ToolChoiceMode
 	Name string // with ToolChoiceTool
+	// Sequential asks for at most one tool call per turn (OpenAI
+	// parallel_tool_calls = false, Anthropic disable_parallel_tool_use).
+	Sequential bool
+}
+
+// OutputKind says what form the answer's text must take.
+type OutputKind string
+
+// The output forms: any JSON object, or JSON matching a schema.
+const (
+	OutputJSON       OutputKind = "json"        // a JSON object (OpenAI json_object)
+	OutputJSONSchema OutputKind = "json_schema" // JSON valid against Output.Schema
+)
+
+// Output constrains the answer's text to JSON (structured output). Both
+// front doors' forms (OpenAI response_format, Anthropic output_config and
+// the Responses API's text.format) become one Output.
+type Output struct {
+	Kind   OutputKind
+	Name   string          // the schema's name, for APIs that want one
+	Schema json.RawMessage // a JSON Schema object, with OutputJSONSchema
+	// Strict asks that the answer be guaranteed to match Schema: the chain
+	// sends the request only to a hop that can guarantee it (Info.Output)
+	// and validates the answer before returning it.
+	Strict bool
 }
 
 // Request is one model call in canonical form.
 type Request struct {
-	Model         string // overrides the plugin's configured model when set
-	System        string
+	Model string // overrides the plugin's configured model when set
+	// System is the system prompt as parts, in order, each with its own
+	// cache breakpoint; a wire format with one system string joins them
+	// (SystemText).
+	System        []Text
 	Messages      []Message
 	Tools         []ToolSpec
 	ToolChoice    ToolChoice
 	MaxTokens     int      // 0: the plugin's default
 	Temperature   *float64 // nil: provider default
 	StopSequences []string
+	// Output, when set, constrains the answer to JSON; nil: free text.
+	Output *Output
 	// Options carries plugin-specific knobs, keyed by option name.
 	Options map[string]json.RawMessage
 }
@@ -73,11 +103,15 @@ const (
 // (Anthropic's input_tokens; OpenAI's prompt_tokens minus
 // prompt_tokens_details.cached_tokens), CacheReadTokens were served from a
 // cache, CacheWriteTokens were written to one.
+//
+// ReasoningTokens is the part of OutputTokens spent on reasoning, when the
+// provider reports it.
 type Usage struct {
 	InputTokens      *int64
 	OutputTokens     *int64
 	CacheReadTokens  *int64
 	CacheWriteTokens *int64
+	ReasoningTokens  *int64
 }
 
 // Tokens returns a pointer to n, for filling Usage.

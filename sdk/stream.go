@@ -42,8 +42,8 @@ type Stream struct {
 // usageFields holds reported counts by value, so that a report costs no
 // allocation and the event sent is a copy nobody else holds.
 type usageFields struct {
-	in, out, cacheRead, cacheWrite             int64
-	hasIn, hasOut, hasCacheRead, hasCacheWrite bool
+	in, out, cacheRead, cacheWrite, reasoning                int64
+	hasIn, hasOut, hasCacheRead, hasCacheWrite, hasReasoning bool
 }
 
 // NewStream returns a Stream writing to out. model names the model in
@@ -162,6 +162,7 @@ func (s *Stream) Usage(u *Usage) {
 	take(&f.out, &f.hasOut, u.OutputTokens)
 	take(&f.cacheRead, &f.hasCacheRead, u.CacheReadTokens)
 	take(&f.cacheWrite, &f.hasCacheWrite, u.CacheWriteTokens)
+	take(&f.reasoning, &f.hasReasoning, u.ReasoningTokens)
 }
 
 // Skip reports one upstream event whose data could not be decoded, err
@@ -217,7 +218,7 @@ func (s *Stream) Fail(ctx context.Context, err error) error {
 
 func (s *Stream) sendUsage(ctx context.Context) error {
 	f := s.usage
-	if !f.hasIn && !f.hasOut && !f.hasCacheRead && !f.hasCacheWrite {
+	if !f.hasIn && !f.hasOut && !f.hasCacheRead && !f.hasCacheWrite && !f.hasReasoning {
 		return nil
 	}
 	u := &Usage{}
@@ -232,6 +233,9 @@ func (s *Stream) sendUsage(ctx context.Context) error {
 	}
 	if f.hasCacheWrite {
 		u.CacheWriteTokens = Tokens(f.cacheWrite)
+	}
+	if f.hasReasoning {
+		u.ReasoningTokens = Tokens(f.reasoning)
 	}
 	return s.send(ctx, Event{Type: EventUsage, Usage: u})
 }

@@ -23,6 +23,7 @@ type ToolSpec struct {
 	Description string
 	InputSchema json.RawMessage // a JSON Schema object
 	SideEffect  SideEffect
+	Cache       Cache // a cache breakpoint after this tool's definition
 }
 
 // Invocation is one call of a tool.

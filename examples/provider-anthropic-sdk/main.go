@@ -69,8 +69,8 @@ func (p *provider) Models(context.Context) ([]sdk.Model, error) {
 
 func (p *provider) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
 	params := anthropic.MessageNewParams{Model: p.cfg.Model, MaxTokens: p.cfg.MaxTokens}
-	if req.System != "" {
-		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+	for _, t := range req.System {
+		params.System = append(params.System, anthropic.TextBlockParam{Text: t.Text})
 	}
 	for _, m := range req.Messages {
 		block := anthropic.NewTextBlock(sdk.TextOf(m.Parts))

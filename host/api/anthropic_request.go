@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/axonhq/axon/sdk"
 )
@@ -131,23 +130,23 @@ func (anthropicDialect) decode(body []byte) (*call, error) {
 }
 
 // anthropicSystem reads system: a string or a list of text blocks.
-func anthropicSystem(sys textOr[anthropicBlock]) (string, error) {
+func anthropicSystem(sys textOr[anthropicBlock]) ([]sdk.Text, error) {
 	switch {
 	case !sys.set:
-		return "", nil
+		return nil, nil
 	case sys.bad:
-		return "", invalidf("system", "want a string or a list of text blocks")
+		return nil, invalidf("system", "want a string or a list of text blocks")
 	case sys.isText:
-		return sys.text, nil
+		return sdk.SystemPrompt(sys.text), nil
 	}
-	texts := make([]string, 0, len(sys.list))
+	texts := make([]sdk.Text, 0, len(sys.list))
 	for i, b := range sys.list {
 		if b.Type != "text" {
-			return "", unsupportedf(fmt.Sprintf("system[%d].type", i), "%q is not supported: only text", b.Type)
+			return nil, unsupportedf(fmt.Sprintf("system[%d].type", i), "%q is not supported: only text", b.Type)
 		}
-		texts = append(texts, b.Text)
+		texts = append(texts, sdk.Text{Text: b.Text})
 	}
-	return strings.Join(texts, "\n\n"), nil
+	return texts, nil
 }
 
 // anthropicMessages reads the conversation. The tool_result blocks of a

@@ -32,7 +32,7 @@ func TestAnthropicDecode(t *testing.T) {
 				{"type":"image","source":{"type":"url","url":"https://example.com/cat.jpg"}}]}]}`,
 		want: &call{model: "default", stream: true, req: &sdk.Request{
 			MaxTokens: 10, Temperature: ptr(0.2), StopSequences: []string{"###"},
-			System: "be brief\n\nin French",
+			System: []sdk.Text{{Text: "be brief"}, {Text: "in French"}},
 			Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{
 				sdk.Text{Text: "what is this?"},
 				sdk.Image{MediaType: "image/jpeg", Data: jpeg},

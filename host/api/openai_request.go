@@ -169,9 +169,9 @@ func openaiStop(raw json.RawMessage) ([]string, error) {
 // developer messages before the first other message form the system
 // prompt; later ones stay system messages in place. Consecutive tool
 // messages become one tool turn.
-func openaiMessages(in []openaiMessage) (string, []sdk.Message, error) {
+func openaiMessages(in []openaiMessage) ([]sdk.Text, []sdk.Message, error) {
 	var (
-		system  []string
+		system  []sdk.Text
 		out     []sdk.Message
 		names   = toolNames{}
 		leading = true
@@ -182,35 +182,35 @@ func openaiMessages(in []openaiMessage) (string, []sdk.Message, error) {
 		case "system", "developer":
 			text, err := openaiText(param+".content", m.Content)
 			if err != nil {
-				return "", nil, err
+				return nil, nil, err
 			}
 			if leading {
-				system = append(system, text)
+				system = append(system, sdk.Text{Text: text})
 				continue
 			}
 			out = append(out, sdk.Message{Role: sdk.RoleSystem, Parts: []sdk.Part{sdk.Text{Text: text}}})
 		case "user":
 			parts, err := openaiUserParts(param+".content", m.Content)
 			if err != nil {
-				return "", nil, err
+				return nil, nil, err
 			}
 			out = append(out, sdk.Message{Role: sdk.RoleUser, Parts: parts})
 		case "assistant":
 			parts, err := openaiAssistantParts(param, m, names)
 			if err != nil {
-				return "", nil, err
+				return nil, nil, err
 			}
 			out = append(out, sdk.Message{Role: sdk.RoleAssistant, Parts: parts})
 		case "tool":
 			if m.ToolCallID == "" {
-				return "", nil, missing(param + ".tool_call_id")
+				return nil, nil, missing(param + ".tool_call_id")
 			}
 			if !names.has(m.ToolCallID) {
-				return "", nil, invalidf(param+".tool_call_id", "%q answers no tool call: no assistant message before it has a tool call with this id", m.ToolCallID)
+				return nil, nil, invalidf(param+".tool_call_id", "%q answers no tool call: no assistant message before it has a tool call with this id", m.ToolCallID)
 			}
 			text, err := openaiText(param+".content", m.Content)
 			if err != nil {
-				return "", nil, err
+				return nil, nil, err
 			}
 			result := sdk.ToolResult{CallID: m.ToolCallID, Name: names[m.ToolCallID], Content: []sdk.Part{sdk.Text{Text: text}}}
 			if n := len(out); n > 0 && out[n-1].Role == sdk.RoleTool {
@@ -219,15 +219,15 @@ func openaiMessages(in []openaiMessage) (string, []sdk.Message, error) {
 				out = append(out, sdk.Message{Role: sdk.RoleTool, Parts: []sdk.Part{result}})
 			}
 		case "function":
-			return "", nil, unsupportedf(param+".role", `role "function" (deprecated) is not supported: send tool results as role "tool" with a tool_call_id`)
+			return nil, nil, unsupportedf(param+".role", `role "function" (deprecated) is not supported: send tool results as role "tool" with a tool_call_id`)
 		case "":
-			return "", nil, missing(param + ".role")
+			return nil, nil, missing(param + ".role")
 		default:
-			return "", nil, invalidf(param+".role", "unknown role %q", m.Role)
+			return nil, nil, invalidf(param+".role", "unknown role %q", m.Role)
 		}
 		leading = leading && (m.Role == "system" || m.Role == "developer")
 	}
-	return strings.Join(system, "\n\n"), out, nil
+	return system, out, nil
 }
 
 // openaiText reads content that may only hold text: a string or a list of

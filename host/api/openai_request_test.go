@@ -37,7 +37,7 @@ func TestOpenAIDecode(t *testing.T) {
 			{"role":"user","content":"hi"},
 			{"role":"system","content":"now be verbose"}]}`,
 		want: &call{model: "default", req: &sdk.Request{
-			System: "be brief\n\nuse French",
+			System: []sdk.Text{{Text: "be brief"}, {Text: "use French"}},
 			Messages: []sdk.Message{
 				{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: "hi"}}},
 				{Role: sdk.RoleSystem, Parts: []sdk.Part{sdk.Text{Text: "now be verbose"}}},

@@ -175,7 +175,7 @@ func checkCall(t *testing.T, d dialect, c *call) {
 	if c.includeUsage && !c.stream {
 		t.Fatal("include_usage on a call that does not stream")
 	}
-	strs := append([]string{c.model, req.System, req.ToolChoice.Name}, req.StopSequences...)
+	strs := append([]string{c.model, sdk.SystemText(req.System), req.ToolChoice.Name}, req.StopSequences...)
 	if req.ToolChoice.Mode == sdk.ToolChoiceTool && req.ToolChoice.Name == "" {
 		t.Fatal("tool choice names no tool")
 	}

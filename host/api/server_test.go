@@ -204,7 +204,7 @@ func TestBackendGetsCanonicalRequest(t *testing.T) {
 		t.Fatalf("status %d: %s", resp.StatusCode, got)
 	}
 	_, got := b.asked()
-	want := &sdk.Request{System: "be brief", MaxTokens: 64, Temperature: ptr(0.3),
+	want := &sdk.Request{System: sdk.SystemPrompt("be brief"), MaxTokens: 64, Temperature: ptr(0.3),
 		Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: "hi"}}}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("request (-want +got):\n%s", diff)

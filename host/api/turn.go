@@ -204,6 +204,7 @@ func (t *turn) mergeUsage(u *sdk.Usage) {
 	take(&t.usage.OutputTokens, u.OutputTokens)
 	take(&t.usage.CacheReadTokens, u.CacheReadTokens)
 	take(&t.usage.CacheWriteTokens, u.CacheWriteTokens)
+	take(&t.usage.ReasoningTokens, u.ReasoningTokens)
 }
 
 // finishReason is the reason to report: one that agrees with the content. A

@@ -36,7 +36,7 @@ var discard = sdk.SinkFunc(func(context.Context, sdk.Event) error { return nil }
 
 func benchRequest() *sdk.Request {
 	return &sdk.Request{
-		System: "You are a small pet on a Raspberry Pi.",
+		System: sdk.SystemPrompt("You are a small pet on a Raspberry Pi."),
 		Messages: []sdk.Message{
 			{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: "what is the weather?"}}},
 			{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.ToolCall{ID: "c1", Name: "weather", Input: json.RawMessage(`{"city":"Oslo"}`)}}},

@@ -29,6 +29,12 @@ func cloneRequest(r *sdk.Request, model string) *sdk.Request {
 		c.Temperature = &t
 	}
 	c.StopSequences = slices.Clone(r.StopSequences)
+	c.System = slices.Clone(r.System)
+	if r.Output != nil {
+		o := *r.Output
+		o.Schema = cloneRaw(o.Schema)
+		c.Output = &o
+	}
 	if r.Options != nil {
 		c.Options = maps.Clone(r.Options)
 		for k, v := range c.Options {
@@ -84,6 +90,9 @@ func clonePart(p sdk.Part) sdk.Part {
 	case sdk.Image:
 		v.Data = bytes.Clone(v.Data)
 		return v
+	case sdk.Document:
+		v.Data = bytes.Clone(v.Data)
+		return v
 	case sdk.ToolCall:
 		v.Input = cloneRaw(v.Input)
 		return v
@@ -96,6 +105,8 @@ func clonePart(p sdk.Part) sdk.Part {
 		return clonePtr(v, func(x sdk.Reasoning) sdk.Reasoning { return x })
 	case *sdk.Image:
 		return clonePtr(v, func(x sdk.Image) sdk.Image { return clonePart(x).(sdk.Image) })
+	case *sdk.Document:
+		return clonePtr(v, func(x sdk.Document) sdk.Document { return clonePart(x).(sdk.Document) })
 	case *sdk.ToolCall:
 		return clonePtr(v, func(x sdk.ToolCall) sdk.ToolCall { return clonePart(x).(sdk.ToolCall) })
 	case *sdk.ToolResult:

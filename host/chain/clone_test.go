@@ -16,26 +16,29 @@ import (
 func fullRequest() *sdk.Request {
 	temp := 0.7
 	parts := []sdk.Part{
-		sdk.Text{Text: "look"},
-		sdk.Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}, URL: "https://example.com/a.png"},
+		sdk.Text{Text: "look", Cache: sdk.Cache1h},
+		sdk.Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}, URL: "https://example.com/a.png", Cache: sdk.CacheDefault},
+		sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF"), URL: "https://example.com/a.pdf", Title: "a", Context: "c", Cache: sdk.Cache5m},
 		sdk.Reasoning{Text: "think", Signature: "sig", Redacted: "enc", Origin: "ollama"}, // the fallback hop made it: it receives it
-		sdk.ToolCall{ID: "call_1", Name: "weather", Input: json.RawMessage(`{"city":"Oslo"}`)},
-		sdk.ToolResult{CallID: "call_1", Name: "weather", Content: []sdk.Part{sdk.Text{Text: "rain"}, sdk.Image{MediaType: "image/jpeg", Data: []byte{1}, URL: "u"}}, IsError: true},
-		&sdk.Text{Text: "ptr"},
-		&sdk.Image{MediaType: "image/gif", Data: []byte{2, 3}, URL: "v"},
+		sdk.ToolCall{ID: "call_1", Name: "weather", Input: json.RawMessage(`{"city":"Oslo"}`), Cache: sdk.Cache5m},
+		sdk.ToolResult{CallID: "call_1", Name: "weather", Content: []sdk.Part{sdk.Text{Text: "rain", Cache: sdk.Cache5m}, sdk.Image{MediaType: "image/jpeg", Data: []byte{1}, URL: "u", Cache: sdk.Cache5m}}, IsError: true, Cache: sdk.Cache5m},
+		&sdk.Text{Text: "ptr", Cache: sdk.Cache5m},
+		&sdk.Image{MediaType: "image/gif", Data: []byte{2, 3}, URL: "v", Cache: sdk.Cache5m},
+		&sdk.Document{MediaType: "text/plain", Data: []byte("doc"), URL: "w", Title: "t", Context: "c", Cache: sdk.Cache1h},
 		&sdk.Reasoning{Text: "t", Signature: "s", Redacted: "r", Origin: "glm"},
-		&sdk.ToolCall{ID: "call_2", Name: "clock", Input: json.RawMessage(`{}`)},
-		&sdk.ToolResult{CallID: "call_2", Name: "clock", Content: []sdk.Part{&sdk.Text{Text: "noon"}}, IsError: true},
+		&sdk.ToolCall{ID: "call_2", Name: "clock", Input: json.RawMessage(`{}`), Cache: sdk.Cache5m},
+		&sdk.ToolResult{CallID: "call_2", Name: "clock", Content: []sdk.Part{&sdk.Text{Text: "noon", Cache: sdk.Cache5m}}, IsError: true, Cache: sdk.Cache5m},
 	}
 	return &sdk.Request{
 		Model:         "model",
-		System:        "be brief",
+		System:        []sdk.Text{{Text: "be brief", Cache: sdk.Cache1h}},
 		Messages:      []sdk.Message{{Role: sdk.RoleUser, Parts: parts}},
-		Tools:         []sdk.ToolSpec{{Name: "weather", Description: "forecast", InputSchema: json.RawMessage(`{"type":"object"}`), SideEffect: sdk.SideEffectNone}},
-		ToolChoice:    sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "weather"},
+		Tools:         []sdk.ToolSpec{{Name: "weather", Description: "forecast", InputSchema: json.RawMessage(`{"type":"object"}`), SideEffect: sdk.SideEffectNone, Cache: sdk.CacheDefault}},
+		ToolChoice:    sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "weather", Sequential: true},
 		MaxTokens:     256,
 		Temperature:   &temp,
 		StopSequences: []string{"END"},
+		Output:        &sdk.Output{Kind: sdk.OutputJSONSchema, Name: "w", Schema: json.RawMessage(`{"type":"object"}`), Strict: true},
 		Options:       map[string]json.RawMessage{"top_k": json.RawMessage(`40`)},
 	}
 }
@@ -96,7 +99,10 @@ func TestRunGivesEachAttemptAFreshRequest(t *testing.T) {
 // vandalize changes everything reachable from req in place, the way a
 // careless in-process provider might.
 func vandalize(req *sdk.Request) {
-	req.Model, req.System, req.MaxTokens = "x", "x", 1
+	req.Model, req.MaxTokens = "x", 1
+	req.System[0].Text = "x"
+	req.Output.Schema[0] = 'X'
+	req.Output.Name = "x"
 	*req.Temperature = 2
 	req.StopSequences[0] = "x"
 	req.Options["top_k"][0] = 'X'
@@ -107,6 +113,10 @@ func vandalize(req *sdk.Request) {
 	for i, p := range m.Parts {
 		switch v := p.(type) {
 		case sdk.Image:
+			v.Data[0] = 'X'
+		case sdk.Document:
+			v.Data[0] = 'X'
+		case *sdk.Document:
 			v.Data[0] = 'X'
 		case sdk.ToolCall:
 			v.Input[0] = 'X'

@@ -417,5 +417,8 @@ func mergeUsage(acc, u *sdk.Usage) *sdk.Usage {
 	if u.CacheWriteTokens != nil {
 		m.CacheWriteTokens = sdk.Tokens(*u.CacheWriteTokens)
 	}
+	if u.ReasoningTokens != nil {
+		m.ReasoningTokens = sdk.Tokens(*u.ReasoningTokens)
+	}
 	return m
 }

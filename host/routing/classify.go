@@ -64,7 +64,7 @@ func (c *Classifier) rate(ctx context.Context, req *sdk.Request) string {
 	defer cancel()
 	q := &sdk.Request{
 		Model:     c.Model,
-		System:    classifierPrompt,
+		System:    sdk.SystemPrompt(classifierPrompt),
 		MaxTokens: classifierMaxTokens,
 		Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{
 			Text: "Rate this request:\n\n" + lastUserText(req, classifierInput),

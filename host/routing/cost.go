@@ -33,7 +33,9 @@ func EstimateTokens(req *sdk.Request) (input, output int64) {
 		return 0, DefaultOutputTokens
 	}
 	var bytes, images int64
-	bytes += int64(len(req.System))
+	for _, t := range req.System {
+		bytes += int64(len(t.Text))
+	}
 	for _, t := range req.Tools {
 		bytes += int64(len(t.Name) + len(t.Description) + len(t.InputSchema))
 	}

@@ -287,7 +287,7 @@ func TestLowestCost(t *testing.T) {
 func TestEstimateTokens(t *testing.T) {
 	t.Parallel()
 	req := &sdk.Request{
-		System:    strings.Repeat("s", 40),
+		System:    sdk.SystemPrompt(strings.Repeat("s", 40)),
 		MaxTokens: 0,
 		Tools:     []sdk.ToolSpec{{Name: "clock", Description: "the time", InputSchema: []byte(`{"type":"object"}`)}},
 		Messages: []sdk.Message{
@@ -447,7 +447,7 @@ func TestClassifierGate(t *testing.T) {
 			}
 			if tc.wantAsked {
 				req := tc.rater.got[0]
-				if req.Model != "qwen" || req.System != classifierPrompt || !strings.HasSuffix(sdk.TextOf(req.Messages[0].Parts), "hello") {
+				if req.Model != "qwen" || sdk.SystemText(req.System) != classifierPrompt || !strings.HasSuffix(sdk.TextOf(req.Messages[0].Parts), "hello") {
 					t.Errorf("rating request %+v", req)
 				}
 			}

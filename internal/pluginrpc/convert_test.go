@@ -22,17 +22,21 @@ func TestRequestRoundTrip(t *testing.T) {
 	}{
 		{"minimal", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: "hi"}}}}}},
 		{"every part and option", &sdk.Request{
-			Model: "m", System: "be brief", MaxTokens: 512, Temperature: temp(0), StopSequences: []string{"END"},
-			ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "clock"},
-			Tools:      []sdk.ToolSpec{{Name: "clock", Description: "time", InputSchema: json.RawMessage(`{"type":"object"}`), SideEffect: sdk.SideEffectNone}},
+			Model: "m", System: []sdk.Text{{Text: "be brief", Cache: sdk.Cache1h}, {Text: "and kind"}}, MaxTokens: 512, Temperature: temp(0), StopSequences: []string{"END"},
+			ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "clock", Sequential: true},
+			Tools:      []sdk.ToolSpec{{Name: "clock", Description: "time", InputSchema: json.RawMessage(`{"type":"object"}`), SideEffect: sdk.SideEffectNone, Cache: sdk.CacheDefault}},
+			Output:     &sdk.Output{Kind: sdk.OutputJSONSchema, Name: "answer", Schema: json.RawMessage(`{"type":"object"}`), Strict: true},
 			Options:    map[string]json.RawMessage{"thinking_budget": json.RawMessage(`1024`)},
 			Messages: []sdk.Message{
-				{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: "look"}, sdk.Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}}, sdk.Image{URL: "https://x/y.jpg"}}},
+				{Role: sdk.RoleUser, Parts: []sdk.Part{
+					sdk.Text{Text: "look", Cache: sdk.Cache5m}, sdk.Image{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}, Cache: sdk.Cache5m}, sdk.Image{URL: "https://x/y.jpg"},
+					sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF"), Title: "t", Context: "c", Cache: sdk.CacheDefault}, sdk.Document{URL: "https://x/a.pdf"},
+				}},
 				{Role: sdk.RoleAssistant, Parts: []sdk.Part{
 					sdk.Reasoning{Text: "hmm", Signature: "sig==", Origin: "glm"}, sdk.Reasoning{Redacted: "opaque"},
-					sdk.ToolCall{ID: "c1", Name: "clock", Input: json.RawMessage(`{"zone":"UTC"}`)},
+					sdk.ToolCall{ID: "c1", Name: "clock", Input: json.RawMessage(`{"zone":"UTC"}`), Cache: sdk.Cache5m},
 				}},
-				{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "c1", Name: "clock", IsError: true, Content: []sdk.Part{sdk.Text{Text: "no"}}}}},
+				{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "c1", Name: "clock", IsError: true, Content: []sdk.Part{sdk.Text{Text: "no"}}, Cache: sdk.Cache1h}}},
 			},
 		}},
 	} {
@@ -53,7 +57,7 @@ func TestEventRoundTrip(t *testing.T) {
 		{Type: sdk.EventReasoningDelta, Text: "think", Signature: "s", Redacted: "r"},
 		{Type: sdk.EventToolCall, Index: 1, ToolCall: &sdk.ToolCall{ID: "t", Name: "n", Input: json.RawMessage(`{}`)}},
 		{Type: sdk.EventUsage, Usage: &sdk.Usage{InputTokens: sdk.Tokens(0), OutputTokens: sdk.Tokens(7)}},
-		{Type: sdk.EventUsage, Usage: &sdk.Usage{CacheReadTokens: sdk.Tokens(3), CacheWriteTokens: sdk.Tokens(4)}},
+		{Type: sdk.EventUsage, Usage: &sdk.Usage{CacheReadTokens: sdk.Tokens(3), CacheWriteTokens: sdk.Tokens(4), ReasoningTokens: sdk.Tokens(5)}},
 		{Type: sdk.EventFinish, Finish: sdk.FinishToolCalls},
 		{Type: sdk.EventFinish, Finish: sdk.FinishStop, Skipped: 2},
 	} {
@@ -72,7 +76,7 @@ func TestEventRoundTrip(t *testing.T) {
 func TestInfoFrameCapsRoundTrip(t *testing.T) {
 	t.Parallel()
 	info := sdk.Info{Name: "x", Kind: sdk.KindProvider, Version: "1", APIVersions: []string{"v1"},
-		Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, Prefill: true,
+		Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, Prefill: true, Output: true,
 		Config: sdk.Schema{Attributes: []sdk.Attribute{{Name: "model", Type: "string", Required: true, Description: "d"},
 			{Name: "n", Type: "number", Default: json.RawMessage(`3`)}}}}
 	if diff := cmp.Diff(info, infoFromProto(infoToProto(info)), equateEmpty); diff != "" {

@@ -107,8 +107,8 @@ func buildRequest(req *sdk.Request, c config) (*wireRequest, error) {
 	}
 
 	system := []string{}
-	if req.System != "" {
-		system = append(system, req.System)
+	if s := sdk.SystemText(req.System); s != "" {
+		system = append(system, s)
 	}
 	for i, m := range req.Messages {
 		if m.Role == sdk.RoleSystem {

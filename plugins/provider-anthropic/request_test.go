@@ -46,14 +46,14 @@ func TestBuildRequest(t *testing.T) {
 		}},
 		"system-temperature-stop-max-tokens-model": {cfg: base, req: sdk.Request{
 			Model:         "claude-haiku-4-5",
-			System:        "You are terse.",
+			System:        sdk.SystemPrompt("You are terse."),
 			Messages:      []sdk.Message{{Role: sdk.RoleSystem, Parts: []sdk.Part{text("Answer in Italian.")}}, user(text("Count to five"))},
 			MaxTokens:     50,
 			Temperature:   temp(0),
 			StopSequences: []string{"4", "\n\n"},
 		}},
 		"multi-turn-tool-call-and-result": {cfg: base, req: sdk.Request{
-			System: "You are a helpful assistant",
+			System: sdk.SystemPrompt("You are a helpful assistant"),
 			Tools:  []sdk.ToolSpec{weatherTool},
 			Messages: []sdk.Message{
 				user(text("What's the weather in Florence?")),

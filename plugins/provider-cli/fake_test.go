@@ -222,7 +222,7 @@ func TestFakeClientBounds(t *testing.T) {
 func TestFakeClientConversation(t *testing.T) {
 	t.Parallel()
 	p := newCLI(t, fakeHome(t, true), values(t, parseText, nil), "")
-	req := &sdk.Request{System: "Be terse.", Messages: []sdk.Message{
+	req := &sdk.Request{System: sdk.SystemPrompt("Be terse."), Messages: []sdk.Message{
 		{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: "Hi"}}},
 		{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.Text{Text: "Hello."}}},
 		{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: "Bye"}}},

@@ -36,7 +36,7 @@ func renderPrompt(req *sdk.Request) (string, error) {
 	case sdk.ToolChoiceRequired, sdk.ToolChoiceTool:
 		return "", sdk.Permanentf("cli: the request requires a tool call; a command-line client answers in text only")
 	}
-	if req.System == "" && len(req.Messages) == 1 && req.Messages[0].Role == sdk.RoleUser {
+	if len(req.System) == 0 && len(req.Messages) == 1 && req.Messages[0].Role == sdk.RoleUser {
 		if text, ok := textOnly(req.Messages[0].Parts); ok {
 			if text == "" {
 				return "", sdk.Permanentf("cli: the request has an empty prompt")
@@ -48,8 +48,8 @@ func renderPrompt(req *sdk.Request) (string, error) {
 	add := func(label, body string) {
 		blocks = append(blocks, label+":\n"+body)
 	}
-	if req.System != "" {
-		add("System", req.System)
+	if s := sdk.SystemText(req.System); s != "" {
+		add("System", s)
 	}
 	for _, m := range req.Messages {
 		var text strings.Builder

@@ -31,7 +31,7 @@ func TestRenderPrompt(t *testing.T) {
 			sdk.Request{Messages: []sdk.Message{user(sdk.Text{Text: "a"}, sdk.Text{Text: "b"})}},
 			"ab"},
 		{"a system prompt makes the layout",
-			sdk.Request{System: "Be terse.", Messages: []sdk.Message{user(sdk.Text{Text: "Hi"})}},
+			sdk.Request{System: sdk.SystemPrompt("Be terse."), Messages: []sdk.Message{user(sdk.Text{Text: "Hi"})}},
 			"System:\nBe terse.\n\nUser:\nHi"},
 		{"turns, system messages among them",
 			sdk.Request{Messages: []sdk.Message{
@@ -86,7 +86,7 @@ func TestRenderPromptRefuses(t *testing.T) {
 		inMsg string
 	}{
 		{"an image", sdk.Request{Messages: []sdk.Message{user(sdk.Text{Text: "what is this"}, img)}}, "images are not supported"},
-		{"an image in a conversation", sdk.Request{System: "s", Messages: []sdk.Message{user(img)}}, "images are not supported"},
+		{"an image in a conversation", sdk.Request{System: sdk.SystemPrompt("s"), Messages: []sdk.Message{user(img)}}, "images are not supported"},
 		{"an image in a tool result", sdk.Request{Messages: []sdk.Message{user(sdk.Text{Text: "a"}),
 			{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "c", Content: []sdk.Part{img}}}}}}, "images are not supported"},
 		{"a required tool call", sdk.Request{ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceRequired}, Messages: []sdk.Message{user(sdk.Text{Text: "a"})}}, "requires a tool call"},

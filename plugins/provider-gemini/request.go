@@ -26,8 +26,8 @@ func buildRequest(req *sdk.Request, cfg config) (*wireRequest, error) {
 	w := &wireRequest{Contents: []wireContent{}}
 
 	system := []string{}
-	if strings.TrimSpace(req.System) != "" {
-		system = append(system, req.System)
+	if s := sdk.SystemText(req.System); strings.TrimSpace(s) != "" {
+		system = append(system, s)
 	}
 	names := callNames(req.Messages)
 	for i, m := range req.Messages {

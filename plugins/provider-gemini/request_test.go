@@ -35,7 +35,7 @@ func TestBuildRequest(t *testing.T) {
 			name: "system-and-generation-config",
 			cfg:  config{BaseURL: defaultBaseURL, MaxTokens: 1024},
 			req: &sdk.Request{
-				System:        "You are terse.",
+				System:        sdk.SystemPrompt("You are terse."),
 				Messages:      []sdk.Message{{Role: sdk.RoleSystem, Parts: []sdk.Part{sdk.Text{Text: "Answer in French."}}}, user("Hi <there>"), user("and again")},
 				Temperature:   ptr(0.2),
 				StopSequences: []string{"END"},

@@ -77,8 +77,8 @@ func buildRequest(req *sdk.Request, s settings) (*wireRequest, error) {
 		return nil, err
 	}
 
-	if req.System != "" {
-		w.Messages = append(w.Messages, wireMessage{Role: "system", Content: req.System})
+	if s := sdk.SystemText(req.System); s != "" {
+		w.Messages = append(w.Messages, wireMessage{Role: "system", Content: s})
 	}
 	names := map[string]string{} // tool call id → name, for results that name no tool
 	for i, m := range req.Messages {

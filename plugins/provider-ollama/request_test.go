@@ -60,7 +60,7 @@ func TestBuildRequest(t *testing.T) {
 		}},
 		"system-temperature-stop-max-tokens-model": {values: base, req: sdk.Request{
 			Model:         "gemma3:1b",
-			System:        "You are terse.",
+			System:        sdk.SystemPrompt("You are terse."),
 			Messages:      []sdk.Message{{Role: sdk.RoleSystem, Parts: []sdk.Part{text("Answer in Italian.")}}, user(text("Count to five"))},
 			MaxTokens:     50,
 			Temperature:   temp(0),
@@ -89,7 +89,7 @@ func TestBuildRequest(t *testing.T) {
 			Options:  map[string]json.RawMessage{"think": json.RawMessage(`"low"`), "keep_alive": json.RawMessage(`0`)},
 		}},
 		"multi-turn-tool-call-and-result": {values: base, req: sdk.Request{
-			System: "You are a helpful assistant",
+			System: sdk.SystemPrompt("You are a helpful assistant"),
 			Tools:  []sdk.ToolSpec{weatherTool},
 			Messages: []sdk.Message{
 				user(text("What's the weather in Florence?")),

@@ -191,8 +191,8 @@ func buildToolChoice(tc sdk.ToolChoice, tools []sdk.ToolSpec) (any, error) {
 // tool results become one role "tool" message each.
 func buildMessages(c config, req *sdk.Request) ([]chatMessage, error) {
 	var out []chatMessage
-	if req.System != "" {
-		out = append(out, chatMessage{Role: "system", Content: req.System})
+	if s := sdk.SystemText(req.System); s != "" {
+		out = append(out, chatMessage{Role: "system", Content: s})
 	}
 	for i, m := range req.Messages {
 		var err error

@@ -54,7 +54,7 @@ func TestBuildRequestGolden(t *testing.T) {
 			name:   "text-system-sampling",
 			config: `{"model":"gpt-4o-mini","max_tokens":512}`,
 			req: sdk.Request{
-				System:        "You are terse.",
+				System:        sdk.SystemPrompt("You are terse."),
 				Messages:      []sdk.Message{user(text("Say hello."))},
 				Temperature:   ptr(0.2),
 				StopSequences: []string{"\n\n", "END"},
@@ -64,7 +64,7 @@ func TestBuildRequestGolden(t *testing.T) {
 			name:   "multi-turn-tool-call-and-result",
 			config: `{"model":"gpt-4o"}`,
 			req: sdk.Request{
-				System: "Use tools when they help.",
+				System: sdk.SystemPrompt("Use tools when they help."),
 				Messages: []sdk.Message{
 					user(text("What's the weather in Florence?")),
 					assistant(text("Let me check."), sdk.ToolCall{ID: "call_1", Name: "weather", Input: json.RawMessage(`{"location":"Florence"}`)}),
@@ -194,7 +194,7 @@ func TestBuildRequestGolden(t *testing.T) {
 			name:   "system-role-messages",
 			config: `{"model":"gpt-4o"}`,
 			req: sdk.Request{
-				System: "First.",
+				System: sdk.SystemPrompt("First."),
 				Messages: []sdk.Message{
 					{Role: sdk.RoleSystem, Parts: []sdk.Part{text("Second.")}},
 					user(text("one"), text("two")),

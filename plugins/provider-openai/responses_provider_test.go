@@ -38,7 +38,7 @@ func TestResponsesOutgoingRequest(t *testing.T) {
 	p, fe := configure(t, serveResponsesFixture(t, "openai/responses-text-stream.sse", func(r *http.Request, _ []byte) { gotPath = r.URL.Path }),
 		`{"base_url":"https://api.openai.com/v1/","model":"gpt-4o","api":"responses","headers":{"OpenAI-Beta":"x"}}`)
 	req := userRequest("Say hi in Portuguese")
-	req.System = "You are a helpful assistant"
+	req.System = sdk.SystemPrompt("You are a helpful assistant")
 	events, err := generate(t, p, req)
 	if err != nil {
 		t.Fatal(err)

@@ -120,7 +120,7 @@ func buildResponsesRequest(c config, req *sdk.Request) (*responsesRequest, error
 	}
 	out := &responsesRequest{
 		Model:             model,
-		Instructions:      req.System,
+		Instructions:      sdk.SystemText(req.System),
 		Input:             input,
 		Temperature:       req.Temperature,
 		TopP:              opts.TopP,

@@ -40,7 +40,7 @@ func TestBuildResponsesRequestGolden(t *testing.T) {
 			name:   "multi-turn-tool-call-and-result",
 			config: `{"model":"gpt-4o","api":"responses"}`,
 			req: sdk.Request{
-				System: "Use tools when they help.",
+				System: sdk.SystemPrompt("Use tools when they help."),
 				Messages: []sdk.Message{
 					user(text("What's the weather in Florence?")),
 					assistant(text("Let me check."), sdk.ToolCall{ID: "call_1", Name: "weather", Input: json.RawMessage(`{"location":"Florence"}`)}),
@@ -134,7 +134,7 @@ func TestBuildResponsesRequestGolden(t *testing.T) {
 			name:   "system-role-messages",
 			config: `{"model":"gpt-4o","api":"responses"}`,
 			req: sdk.Request{
-				System: "First.",
+				System: sdk.SystemPrompt("First."),
 				Messages: []sdk.Message{
 					{Role: sdk.RoleSystem, Parts: []sdk.Part{text("Second.")}},
 					user(text("one"), text("two")),

@@ -223,6 +223,7 @@ type InfoResponse struct {
 	AuthScheme    string                 `protobuf:"bytes,6,opt,name=auth_scheme,json=authScheme,proto3" json:"auth_scheme,omitempty"`
 	AuthName      string                 `protobuf:"bytes,7,opt,name=auth_name,json=authName,proto3" json:"auth_name,omitempty"`
 	Prefill       bool                   `protobuf:"varint,8,opt,name=prefill,proto3" json:"prefill,omitempty"` // the provider continues a trailing assistant message
+	Output        bool                   `protobuf:"varint,9,opt,name=output,proto3" json:"output,omitempty"`   // the provider guarantees a strict structured-output schema
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -309,6 +310,13 @@ func (x *InfoResponse) GetAuthName() string {
 func (x *InfoResponse) GetPrefill() bool {
 	if x != nil {
 		return x.Prefill
+	}
+	return false
+}
+
+func (x *InfoResponse) GetOutput() bool {
+	if x != nil {
+		return x.Output
 	}
 	return false
 }
@@ -488,6 +496,7 @@ type Part struct {
 	//	*Part_Reasoning
 	//	*Part_ToolCall
 	//	*Part_ToolResult
+	//	*Part_Document
 	Kind          isPart_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -575,6 +584,15 @@ func (x *Part) GetToolResult() *ToolResultPart {
 	return nil
 }
 
+func (x *Part) GetDocument() *DocumentPart {
+	if x != nil {
+		if x, ok := x.Kind.(*Part_Document); ok {
+			return x.Document
+		}
+	}
+	return nil
+}
+
 type isPart_Kind interface {
 	isPart_Kind()
 }
@@ -599,6 +617,10 @@ type Part_ToolResult struct {
 	ToolResult *ToolResultPart `protobuf:"bytes,5,opt,name=tool_result,json=toolResult,proto3,oneof"`
 }
 
+type Part_Document struct {
+	Document *DocumentPart `protobuf:"bytes,6,opt,name=document,proto3,oneof"`
+}
+
 func (*Part_Text) isPart_Kind() {}
 
 func (*Part_Image) isPart_Kind() {}
@@ -609,9 +631,12 @@ func (*Part_ToolCall) isPart_Kind() {}
 
 func (*Part_ToolResult) isPart_Kind() {}
 
+func (*Part_Document) isPart_Kind() {}
+
 type TextPart struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Cache         string                 `protobuf:"bytes,2,opt,name=cache,proto3" json:"cache,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -653,11 +678,19 @@ func (x *TextPart) GetText() string {
 	return ""
 }
 
+func (x *TextPart) GetCache() string {
+	if x != nil {
+		return x.Cache
+	}
+	return ""
+}
+
 type ImagePart struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	MediaType     string                 `protobuf:"bytes,1,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
 	Data          []byte                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
 	Url           string                 `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	Cache         string                 `protobuf:"bytes,4,opt,name=cache,proto3" json:"cache,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -713,6 +746,97 @@ func (x *ImagePart) GetUrl() string {
 	return ""
 }
 
+func (x *ImagePart) GetCache() string {
+	if x != nil {
+		return x.Cache
+	}
+	return ""
+}
+
+type DocumentPart struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MediaType     string                 `protobuf:"bytes,1,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
+	Data          []byte                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	Url           string                 `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	Title         string                 `protobuf:"bytes,4,opt,name=title,proto3" json:"title,omitempty"`
+	Context       string                 `protobuf:"bytes,5,opt,name=context,proto3" json:"context,omitempty"`
+	Cache         string                 `protobuf:"bytes,6,opt,name=cache,proto3" json:"cache,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DocumentPart) Reset() {
+	*x = DocumentPart{}
+	mi := &file_plugin_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DocumentPart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DocumentPart) ProtoMessage() {}
+
+func (x *DocumentPart) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DocumentPart.ProtoReflect.Descriptor instead.
+func (*DocumentPart) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *DocumentPart) GetMediaType() string {
+	if x != nil {
+		return x.MediaType
+	}
+	return ""
+}
+
+func (x *DocumentPart) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *DocumentPart) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *DocumentPart) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *DocumentPart) GetContext() string {
+	if x != nil {
+		return x.Context
+	}
+	return ""
+}
+
+func (x *DocumentPart) GetCache() string {
+	if x != nil {
+		return x.Cache
+	}
+	return ""
+}
+
 type ReasoningPart struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
@@ -725,7 +849,7 @@ type ReasoningPart struct {
 
 func (x *ReasoningPart) Reset() {
 	*x = ReasoningPart{}
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +861,7 @@ func (x *ReasoningPart) String() string {
 func (*ReasoningPart) ProtoMessage() {}
 
 func (x *ReasoningPart) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +874,7 @@ func (x *ReasoningPart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReasoningPart.ProtoReflect.Descriptor instead.
 func (*ReasoningPart) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{10}
+	return file_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ReasoningPart) GetText() string {
@@ -786,13 +910,14 @@ type ToolCallPart struct {
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	InputJson     []byte                 `protobuf:"bytes,3,opt,name=input_json,json=inputJson,proto3" json:"input_json,omitempty"`
+	Cache         string                 `protobuf:"bytes,4,opt,name=cache,proto3" json:"cache,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolCallPart) Reset() {
 	*x = ToolCallPart{}
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -804,7 +929,7 @@ func (x *ToolCallPart) String() string {
 func (*ToolCallPart) ProtoMessage() {}
 
 func (x *ToolCallPart) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -817,7 +942,7 @@ func (x *ToolCallPart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCallPart.ProtoReflect.Descriptor instead.
 func (*ToolCallPart) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{11}
+	return file_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ToolCallPart) GetId() string {
@@ -841,19 +966,27 @@ func (x *ToolCallPart) GetInputJson() []byte {
 	return nil
 }
 
+func (x *ToolCallPart) GetCache() string {
+	if x != nil {
+		return x.Cache
+	}
+	return ""
+}
+
 type ToolResultPart struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	CallId        string                 `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	Content       []*Part                `protobuf:"bytes,3,rep,name=content,proto3" json:"content,omitempty"`
 	IsError       bool                   `protobuf:"varint,4,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	Cache         string                 `protobuf:"bytes,5,opt,name=cache,proto3" json:"cache,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolResultPart) Reset() {
 	*x = ToolResultPart{}
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -865,7 +998,7 @@ func (x *ToolResultPart) String() string {
 func (*ToolResultPart) ProtoMessage() {}
 
 func (x *ToolResultPart) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -878,7 +1011,7 @@ func (x *ToolResultPart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResultPart.ProtoReflect.Descriptor instead.
 func (*ToolResultPart) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{12}
+	return file_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ToolResultPart) GetCallId() string {
@@ -909,6 +1042,13 @@ func (x *ToolResultPart) GetIsError() bool {
 	return false
 }
 
+func (x *ToolResultPart) GetCache() string {
+	if x != nil {
+		return x.Cache
+	}
+	return ""
+}
+
 type Message struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Role          string                 `protobuf:"bytes,1,opt,name=role,proto3" json:"role,omitempty"`
@@ -919,7 +1059,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -931,7 +1071,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -944,7 +1084,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{13}
+	return file_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Message) GetRole() string {
@@ -967,13 +1107,16 @@ type ToolSpec struct {
 	Description     string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
 	InputSchemaJson []byte                 `protobuf:"bytes,3,opt,name=input_schema_json,json=inputSchemaJson,proto3" json:"input_schema_json,omitempty"`
 	SideEffect      string                 `protobuf:"bytes,4,opt,name=side_effect,json=sideEffect,proto3" json:"side_effect,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// A prompt-cache breakpoint after this part or spec (sdk.Cache): "",
+	// "default", "5m" or "1h".
+	Cache         string `protobuf:"bytes,5,opt,name=cache,proto3" json:"cache,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolSpec) Reset() {
 	*x = ToolSpec{}
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -985,7 +1128,7 @@ func (x *ToolSpec) String() string {
 func (*ToolSpec) ProtoMessage() {}
 
 func (x *ToolSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -998,7 +1141,7 @@ func (x *ToolSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolSpec.ProtoReflect.Descriptor instead.
 func (*ToolSpec) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{14}
+	return file_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ToolSpec) GetName() string {
@@ -1029,10 +1172,86 @@ func (x *ToolSpec) GetSideEffect() string {
 	return ""
 }
 
+func (x *ToolSpec) GetCache() string {
+	if x != nil {
+		return x.Cache
+	}
+	return ""
+}
+
+// Structured output: the answer's text must be JSON (kind "json") or JSON
+// valid against schema_json (kind "json_schema").
+type Output struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	SchemaJson    []byte                 `protobuf:"bytes,3,opt,name=schema_json,json=schemaJson,proto3" json:"schema_json,omitempty"`
+	Strict        bool                   `protobuf:"varint,4,opt,name=strict,proto3" json:"strict,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Output) Reset() {
+	*x = Output{}
+	mi := &file_plugin_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Output) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Output) ProtoMessage() {}
+
+func (x *Output) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Output.ProtoReflect.Descriptor instead.
+func (*Output) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *Output) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Output) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Output) GetSchemaJson() []byte {
+	if x != nil {
+		return x.SchemaJson
+	}
+	return nil
+}
+
+func (x *Output) GetStrict() bool {
+	if x != nil {
+		return x.Strict
+	}
+	return false
+}
+
 type GenerateRequest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Model          string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
-	System         string                 `protobuf:"bytes,2,opt,name=system,proto3" json:"system,omitempty"`
 	Messages       []*Message             `protobuf:"bytes,3,rep,name=messages,proto3" json:"messages,omitempty"`
 	Tools          []*ToolSpec            `protobuf:"bytes,4,rep,name=tools,proto3" json:"tools,omitempty"`
 	ToolChoiceMode string                 `protobuf:"bytes,5,opt,name=tool_choice_mode,json=toolChoiceMode,proto3" json:"tool_choice_mode,omitempty"`
@@ -1043,14 +1262,17 @@ type GenerateRequest struct {
 	Options        map[string][]byte      `protobuf:"bytes,10,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// The host reads Event.more: the plugin may send the events it has
 	// queued together, in one message.
-	BatchEvents   bool `protobuf:"varint,11,opt,name=batch_events,json=batchEvents,proto3" json:"batch_events,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	BatchEvents          bool        `protobuf:"varint,11,opt,name=batch_events,json=batchEvents,proto3" json:"batch_events,omitempty"`
+	System               []*TextPart `protobuf:"bytes,12,rep,name=system,proto3" json:"system,omitempty"`
+	ToolChoiceSequential bool        `protobuf:"varint,13,opt,name=tool_choice_sequential,json=toolChoiceSequential,proto3" json:"tool_choice_sequential,omitempty"`
+	Output               *Output     `protobuf:"bytes,14,opt,name=output,proto3" json:"output,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *GenerateRequest) Reset() {
 	*x = GenerateRequest{}
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1062,7 +1284,7 @@ func (x *GenerateRequest) String() string {
 func (*GenerateRequest) ProtoMessage() {}
 
 func (x *GenerateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1075,19 +1297,12 @@ func (x *GenerateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateRequest.ProtoReflect.Descriptor instead.
 func (*GenerateRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{15}
+	return file_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GenerateRequest) GetModel() string {
 	if x != nil {
 		return x.Model
-	}
-	return ""
-}
-
-func (x *GenerateRequest) GetSystem() string {
-	if x != nil {
-		return x.System
 	}
 	return ""
 }
@@ -1155,19 +1370,41 @@ func (x *GenerateRequest) GetBatchEvents() bool {
 	return false
 }
 
+func (x *GenerateRequest) GetSystem() []*TextPart {
+	if x != nil {
+		return x.System
+	}
+	return nil
+}
+
+func (x *GenerateRequest) GetToolChoiceSequential() bool {
+	if x != nil {
+		return x.ToolChoiceSequential
+	}
+	return false
+}
+
+func (x *GenerateRequest) GetOutput() *Output {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
 type Usage struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	InputTokens      *int64                 `protobuf:"varint,1,opt,name=input_tokens,json=inputTokens,proto3,oneof" json:"input_tokens,omitempty"`
 	OutputTokens     *int64                 `protobuf:"varint,2,opt,name=output_tokens,json=outputTokens,proto3,oneof" json:"output_tokens,omitempty"`
 	CacheReadTokens  *int64                 `protobuf:"varint,3,opt,name=cache_read_tokens,json=cacheReadTokens,proto3,oneof" json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens *int64                 `protobuf:"varint,4,opt,name=cache_write_tokens,json=cacheWriteTokens,proto3,oneof" json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  *int64                 `protobuf:"varint,5,opt,name=reasoning_tokens,json=reasoningTokens,proto3,oneof" json:"reasoning_tokens,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1179,7 +1416,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1192,7 +1429,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{16}
+	return file_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Usage) GetInputTokens() int64 {
@@ -1223,6 +1460,13 @@ func (x *Usage) GetCacheWriteTokens() int64 {
 	return 0
 }
 
+func (x *Usage) GetReasoningTokens() int64 {
+	if x != nil && x.ReasoningTokens != nil {
+		return *x.ReasoningTokens
+	}
+	return 0
+}
+
 type Event struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Type      string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
@@ -1247,7 +1491,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1259,7 +1503,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1272,7 +1516,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{17}
+	return file_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Event) GetType() string {
@@ -1361,7 +1605,7 @@ type ToolsResponse struct {
 
 func (x *ToolsResponse) Reset() {
 	*x = ToolsResponse{}
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1373,7 +1617,7 @@ func (x *ToolsResponse) String() string {
 func (*ToolsResponse) ProtoMessage() {}
 
 func (x *ToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1386,7 +1630,7 @@ func (x *ToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolsResponse.ProtoReflect.Descriptor instead.
 func (*ToolsResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{18}
+	return file_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ToolsResponse) GetTools() []*ToolSpec {
@@ -1408,7 +1652,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1420,7 +1664,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1433,7 +1677,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{19}
+	return file_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CallRequest) GetCallId() string {
@@ -1476,7 +1720,7 @@ type DisplayCaps struct {
 
 func (x *DisplayCaps) Reset() {
 	*x = DisplayCaps{}
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1488,7 +1732,7 @@ func (x *DisplayCaps) String() string {
 func (*DisplayCaps) ProtoMessage() {}
 
 func (x *DisplayCaps) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1501,7 +1745,7 @@ func (x *DisplayCaps) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisplayCaps.ProtoReflect.Descriptor instead.
 func (*DisplayCaps) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{20}
+	return file_plugin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DisplayCaps) GetWidth() int32 {
@@ -1543,7 +1787,7 @@ type Frame struct {
 
 func (x *Frame) Reset() {
 	*x = Frame{}
-	mi := &file_plugin_proto_msgTypes[21]
+	mi := &file_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1555,7 +1799,7 @@ func (x *Frame) String() string {
 func (*Frame) ProtoMessage() {}
 
 func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[21]
+	mi := &file_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1568,7 +1812,7 @@ func (x *Frame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Frame.ProtoReflect.Descriptor instead.
 func (*Frame) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{21}
+	return file_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Frame) GetExpression() string {
@@ -1604,7 +1848,7 @@ type TunnelFrame struct {
 
 func (x *TunnelFrame) Reset() {
 	*x = TunnelFrame{}
-	mi := &file_plugin_proto_msgTypes[22]
+	mi := &file_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1616,7 +1860,7 @@ func (x *TunnelFrame) String() string {
 func (*TunnelFrame) ProtoMessage() {}
 
 func (x *TunnelFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[22]
+	mi := &file_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1629,7 +1873,7 @@ func (x *TunnelFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TunnelFrame.ProtoReflect.Descriptor instead.
 func (*TunnelFrame) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{22}
+	return file_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TunnelFrame) GetHostport() string {
@@ -1670,7 +1914,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_plugin_proto_msgTypes[23]
+	mi := &file_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1682,7 +1926,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[23]
+	mi := &file_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1695,7 +1939,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{23}
+	return file_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Header) GetName() string {
@@ -1728,7 +1972,7 @@ type EgressRequest struct {
 
 func (x *EgressRequest) Reset() {
 	*x = EgressRequest{}
-	mi := &file_plugin_proto_msgTypes[24]
+	mi := &file_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1740,7 +1984,7 @@ func (x *EgressRequest) String() string {
 func (*EgressRequest) ProtoMessage() {}
 
 func (x *EgressRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[24]
+	mi := &file_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1753,7 +1997,7 @@ func (x *EgressRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EgressRequest.ProtoReflect.Descriptor instead.
 func (*EgressRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{24}
+	return file_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *EgressRequest) GetMethod() string {
@@ -1809,7 +2053,7 @@ type EgressResponse struct {
 
 func (x *EgressResponse) Reset() {
 	*x = EgressResponse{}
-	mi := &file_plugin_proto_msgTypes[25]
+	mi := &file_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1821,7 +2065,7 @@ func (x *EgressResponse) String() string {
 func (*EgressResponse) ProtoMessage() {}
 
 func (x *EgressResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[25]
+	mi := &file_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1834,7 +2078,7 @@ func (x *EgressResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EgressResponse.ProtoReflect.Descriptor instead.
 func (*EgressResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{25}
+	return file_plugin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *EgressResponse) GetStatus() int32 {
@@ -1875,7 +2119,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
 	"\brequired\x18\x03 \x01(\bR\brequired\x12!\n" +
 	"\fdefault_json\x18\x04 \x01(\fR\vdefaultJson\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xfe\x01\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\x96\x02\n" +
 	"\fInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x18\n" +
@@ -1885,7 +2129,8 @@ const file_plugin_proto_rawDesc = "" +
 	"\vauth_scheme\x18\x06 \x01(\tR\n" +
 	"authScheme\x12\x1b\n" +
 	"\tauth_name\x18\a \x01(\tR\bauthName\x12\x18\n" +
-	"\aprefill\x18\b \x01(\bR\aprefill\"\x80\x01\n" +
+	"\aprefill\x18\b \x01(\bR\aprefill\x12\x16\n" +
+	"\x06output\x18\t \x01(\bR\x06output\"\x80\x01\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\x12(\n" +
@@ -1896,49 +2141,68 @@ const file_plugin_proto_rawDesc = "" +
 	"\x0econtext_window\x18\x02 \x01(\x03R\rcontextWindow\x12*\n" +
 	"\x11max_output_tokens\x18\x03 \x01(\x03R\x0fmaxOutputTokens\"?\n" +
 	"\x0eModelsResponse\x12-\n" +
-	"\x06models\x18\x01 \x03(\v2\x15.axon.plugin.v1.ModelR\x06models\"\xb0\x02\n" +
+	"\x06models\x18\x01 \x03(\v2\x15.axon.plugin.v1.ModelR\x06models\"\xec\x02\n" +
 	"\x04Part\x12.\n" +
 	"\x04text\x18\x01 \x01(\v2\x18.axon.plugin.v1.TextPartH\x00R\x04text\x121\n" +
 	"\x05image\x18\x02 \x01(\v2\x19.axon.plugin.v1.ImagePartH\x00R\x05image\x12=\n" +
 	"\treasoning\x18\x03 \x01(\v2\x1d.axon.plugin.v1.ReasoningPartH\x00R\treasoning\x12;\n" +
 	"\ttool_call\x18\x04 \x01(\v2\x1c.axon.plugin.v1.ToolCallPartH\x00R\btoolCall\x12A\n" +
 	"\vtool_result\x18\x05 \x01(\v2\x1e.axon.plugin.v1.ToolResultPartH\x00R\n" +
-	"toolResultB\x06\n" +
-	"\x04kind\"\x1e\n" +
+	"toolResult\x12:\n" +
+	"\bdocument\x18\x06 \x01(\v2\x1c.axon.plugin.v1.DocumentPartH\x00R\bdocumentB\x06\n" +
+	"\x04kind\"4\n" +
 	"\bTextPart\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\"P\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x14\n" +
+	"\x05cache\x18\x02 \x01(\tR\x05cache\"f\n" +
 	"\tImagePart\x12\x1d\n" +
 	"\n" +
 	"media_type\x18\x01 \x01(\tR\tmediaType\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12\x10\n" +
-	"\x03url\x18\x03 \x01(\tR\x03url\"u\n" +
+	"\x03url\x18\x03 \x01(\tR\x03url\x12\x14\n" +
+	"\x05cache\x18\x04 \x01(\tR\x05cache\"\x99\x01\n" +
+	"\fDocumentPart\x12\x1d\n" +
+	"\n" +
+	"media_type\x18\x01 \x01(\tR\tmediaType\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\x12\x10\n" +
+	"\x03url\x18\x03 \x01(\tR\x03url\x12\x14\n" +
+	"\x05title\x18\x04 \x01(\tR\x05title\x12\x18\n" +
+	"\acontext\x18\x05 \x01(\tR\acontext\x12\x14\n" +
+	"\x05cache\x18\x06 \x01(\tR\x05cache\"u\n" +
 	"\rReasoningPart\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x1c\n" +
 	"\tsignature\x18\x02 \x01(\tR\tsignature\x12\x1a\n" +
 	"\bredacted\x18\x03 \x01(\tR\bredacted\x12\x16\n" +
-	"\x06origin\x18\x04 \x01(\tR\x06origin\"Q\n" +
+	"\x06origin\x18\x04 \x01(\tR\x06origin\"g\n" +
 	"\fToolCallPart\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
-	"input_json\x18\x03 \x01(\fR\tinputJson\"\x88\x01\n" +
+	"input_json\x18\x03 \x01(\fR\tinputJson\x12\x14\n" +
+	"\x05cache\x18\x04 \x01(\tR\x05cache\"\x9e\x01\n" +
 	"\x0eToolResultPart\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12.\n" +
 	"\acontent\x18\x03 \x03(\v2\x14.axon.plugin.v1.PartR\acontent\x12\x19\n" +
-	"\bis_error\x18\x04 \x01(\bR\aisError\"I\n" +
+	"\bis_error\x18\x04 \x01(\bR\aisError\x12\x14\n" +
+	"\x05cache\x18\x05 \x01(\tR\x05cache\"I\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12*\n" +
-	"\x05parts\x18\x02 \x03(\v2\x14.axon.plugin.v1.PartR\x05parts\"\x8d\x01\n" +
+	"\x05parts\x18\x02 \x03(\v2\x14.axon.plugin.v1.PartR\x05parts\"\xa3\x01\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12*\n" +
 	"\x11input_schema_json\x18\x03 \x01(\fR\x0finputSchemaJson\x12\x1f\n" +
 	"\vside_effect\x18\x04 \x01(\tR\n" +
-	"sideEffect\"\x9c\x04\n" +
+	"sideEffect\x12\x14\n" +
+	"\x05cache\x18\x05 \x01(\tR\x05cache\"i\n" +
+	"\x06Output\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1f\n" +
+	"\vschema_json\x18\x03 \x01(\fR\n" +
+	"schemaJson\x12\x16\n" +
+	"\x06strict\x18\x04 \x01(\bR\x06strict\"\xa2\x05\n" +
 	"\x0fGenerateRequest\x12\x14\n" +
-	"\x05model\x18\x01 \x01(\tR\x05model\x12\x16\n" +
-	"\x06system\x18\x02 \x01(\tR\x06system\x123\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x123\n" +
 	"\bmessages\x18\x03 \x03(\v2\x17.axon.plugin.v1.MessageR\bmessages\x12.\n" +
 	"\x05tools\x18\x04 \x03(\v2\x18.axon.plugin.v1.ToolSpecR\x05tools\x12(\n" +
 	"\x10tool_choice_mode\x18\x05 \x01(\tR\x0etoolChoiceMode\x12(\n" +
@@ -1949,20 +2213,25 @@ const file_plugin_proto_rawDesc = "" +
 	"\x0estop_sequences\x18\t \x03(\tR\rstopSequences\x12F\n" +
 	"\aoptions\x18\n" +
 	" \x03(\v2,.axon.plugin.v1.GenerateRequest.OptionsEntryR\aoptions\x12!\n" +
-	"\fbatch_events\x18\v \x01(\bR\vbatchEvents\x1a:\n" +
+	"\fbatch_events\x18\v \x01(\bR\vbatchEvents\x120\n" +
+	"\x06system\x18\f \x03(\v2\x18.axon.plugin.v1.TextPartR\x06system\x124\n" +
+	"\x16tool_choice_sequential\x18\r \x01(\bR\x14toolChoiceSequential\x12.\n" +
+	"\x06output\x18\x0e \x01(\v2\x16.axon.plugin.v1.OutputR\x06output\x1a:\n" +
 	"\fOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01B\x0e\n" +
-	"\f_temperature\"\x8d\x02\n" +
+	"\f_temperatureJ\x04\b\x02\x10\x03\"\xd2\x02\n" +
 	"\x05Usage\x12&\n" +
 	"\finput_tokens\x18\x01 \x01(\x03H\x00R\vinputTokens\x88\x01\x01\x12(\n" +
 	"\routput_tokens\x18\x02 \x01(\x03H\x01R\foutputTokens\x88\x01\x01\x12/\n" +
 	"\x11cache_read_tokens\x18\x03 \x01(\x03H\x02R\x0fcacheReadTokens\x88\x01\x01\x121\n" +
-	"\x12cache_write_tokens\x18\x04 \x01(\x03H\x03R\x10cacheWriteTokens\x88\x01\x01B\x0f\n" +
+	"\x12cache_write_tokens\x18\x04 \x01(\x03H\x03R\x10cacheWriteTokens\x88\x01\x01\x12.\n" +
+	"\x10reasoning_tokens\x18\x05 \x01(\x03H\x04R\x0freasoningTokens\x88\x01\x01B\x0f\n" +
 	"\r_input_tokensB\x10\n" +
 	"\x0e_output_tokensB\x14\n" +
 	"\x12_cache_read_tokensB\x15\n" +
-	"\x13_cache_write_tokens\"\xda\x02\n" +
+	"\x13_cache_write_tokensB\x13\n" +
+	"\x11_reasoning_tokens\"\xda\x02\n" +
 	"\x05Event\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
@@ -2047,7 +2316,7 @@ func file_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_proto_rawDescData
 }
 
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_plugin_proto_goTypes = []any{
 	(*Empty)(nil),            // 0: axon.plugin.v1.Empty
 	(*Error)(nil),            // 1: axon.plugin.v1.Error
@@ -2059,72 +2328,77 @@ var file_plugin_proto_goTypes = []any{
 	(*Part)(nil),             // 7: axon.plugin.v1.Part
 	(*TextPart)(nil),         // 8: axon.plugin.v1.TextPart
 	(*ImagePart)(nil),        // 9: axon.plugin.v1.ImagePart
-	(*ReasoningPart)(nil),    // 10: axon.plugin.v1.ReasoningPart
-	(*ToolCallPart)(nil),     // 11: axon.plugin.v1.ToolCallPart
-	(*ToolResultPart)(nil),   // 12: axon.plugin.v1.ToolResultPart
-	(*Message)(nil),          // 13: axon.plugin.v1.Message
-	(*ToolSpec)(nil),         // 14: axon.plugin.v1.ToolSpec
-	(*GenerateRequest)(nil),  // 15: axon.plugin.v1.GenerateRequest
-	(*Usage)(nil),            // 16: axon.plugin.v1.Usage
-	(*Event)(nil),            // 17: axon.plugin.v1.Event
-	(*ToolsResponse)(nil),    // 18: axon.plugin.v1.ToolsResponse
-	(*CallRequest)(nil),      // 19: axon.plugin.v1.CallRequest
-	(*DisplayCaps)(nil),      // 20: axon.plugin.v1.DisplayCaps
-	(*Frame)(nil),            // 21: axon.plugin.v1.Frame
-	(*TunnelFrame)(nil),      // 22: axon.plugin.v1.TunnelFrame
-	(*Header)(nil),           // 23: axon.plugin.v1.Header
-	(*EgressRequest)(nil),    // 24: axon.plugin.v1.EgressRequest
-	(*EgressResponse)(nil),   // 25: axon.plugin.v1.EgressResponse
-	nil,                      // 26: axon.plugin.v1.GenerateRequest.OptionsEntry
-	nil,                      // 27: axon.plugin.v1.Frame.StatusEntry
+	(*DocumentPart)(nil),     // 10: axon.plugin.v1.DocumentPart
+	(*ReasoningPart)(nil),    // 11: axon.plugin.v1.ReasoningPart
+	(*ToolCallPart)(nil),     // 12: axon.plugin.v1.ToolCallPart
+	(*ToolResultPart)(nil),   // 13: axon.plugin.v1.ToolResultPart
+	(*Message)(nil),          // 14: axon.plugin.v1.Message
+	(*ToolSpec)(nil),         // 15: axon.plugin.v1.ToolSpec
+	(*Output)(nil),           // 16: axon.plugin.v1.Output
+	(*GenerateRequest)(nil),  // 17: axon.plugin.v1.GenerateRequest
+	(*Usage)(nil),            // 18: axon.plugin.v1.Usage
+	(*Event)(nil),            // 19: axon.plugin.v1.Event
+	(*ToolsResponse)(nil),    // 20: axon.plugin.v1.ToolsResponse
+	(*CallRequest)(nil),      // 21: axon.plugin.v1.CallRequest
+	(*DisplayCaps)(nil),      // 22: axon.plugin.v1.DisplayCaps
+	(*Frame)(nil),            // 23: axon.plugin.v1.Frame
+	(*TunnelFrame)(nil),      // 24: axon.plugin.v1.TunnelFrame
+	(*Header)(nil),           // 25: axon.plugin.v1.Header
+	(*EgressRequest)(nil),    // 26: axon.plugin.v1.EgressRequest
+	(*EgressResponse)(nil),   // 27: axon.plugin.v1.EgressResponse
+	nil,                      // 28: axon.plugin.v1.GenerateRequest.OptionsEntry
+	nil,                      // 29: axon.plugin.v1.Frame.StatusEntry
 }
 var file_plugin_proto_depIdxs = []int32{
 	2,  // 0: axon.plugin.v1.InfoResponse.config:type_name -> axon.plugin.v1.Attribute
 	5,  // 1: axon.plugin.v1.ModelsResponse.models:type_name -> axon.plugin.v1.Model
 	8,  // 2: axon.plugin.v1.Part.text:type_name -> axon.plugin.v1.TextPart
 	9,  // 3: axon.plugin.v1.Part.image:type_name -> axon.plugin.v1.ImagePart
-	10, // 4: axon.plugin.v1.Part.reasoning:type_name -> axon.plugin.v1.ReasoningPart
-	11, // 5: axon.plugin.v1.Part.tool_call:type_name -> axon.plugin.v1.ToolCallPart
-	12, // 6: axon.plugin.v1.Part.tool_result:type_name -> axon.plugin.v1.ToolResultPart
-	7,  // 7: axon.plugin.v1.ToolResultPart.content:type_name -> axon.plugin.v1.Part
-	7,  // 8: axon.plugin.v1.Message.parts:type_name -> axon.plugin.v1.Part
-	13, // 9: axon.plugin.v1.GenerateRequest.messages:type_name -> axon.plugin.v1.Message
-	14, // 10: axon.plugin.v1.GenerateRequest.tools:type_name -> axon.plugin.v1.ToolSpec
-	26, // 11: axon.plugin.v1.GenerateRequest.options:type_name -> axon.plugin.v1.GenerateRequest.OptionsEntry
-	11, // 12: axon.plugin.v1.Event.tool_call:type_name -> axon.plugin.v1.ToolCallPart
-	16, // 13: axon.plugin.v1.Event.usage:type_name -> axon.plugin.v1.Usage
-	17, // 14: axon.plugin.v1.Event.more:type_name -> axon.plugin.v1.Event
-	14, // 15: axon.plugin.v1.ToolsResponse.tools:type_name -> axon.plugin.v1.ToolSpec
-	27, // 16: axon.plugin.v1.Frame.status:type_name -> axon.plugin.v1.Frame.StatusEntry
-	23, // 17: axon.plugin.v1.EgressRequest.headers:type_name -> axon.plugin.v1.Header
-	23, // 18: axon.plugin.v1.EgressResponse.headers:type_name -> axon.plugin.v1.Header
-	0,  // 19: axon.plugin.v1.Base.Info:input_type -> axon.plugin.v1.Empty
-	4,  // 20: axon.plugin.v1.Base.Configure:input_type -> axon.plugin.v1.ConfigureRequest
-	0,  // 21: axon.plugin.v1.Provider.Models:input_type -> axon.plugin.v1.Empty
-	15, // 22: axon.plugin.v1.Provider.Generate:input_type -> axon.plugin.v1.GenerateRequest
-	0,  // 23: axon.plugin.v1.Tool.Tools:input_type -> axon.plugin.v1.Empty
-	19, // 24: axon.plugin.v1.Tool.Call:input_type -> axon.plugin.v1.CallRequest
-	0,  // 25: axon.plugin.v1.Display.Caps:input_type -> axon.plugin.v1.Empty
-	21, // 26: axon.plugin.v1.Display.Show:input_type -> axon.plugin.v1.Frame
-	0,  // 27: axon.plugin.v1.Display.Halt:input_type -> axon.plugin.v1.Empty
-	24, // 28: axon.plugin.v1.Egress.Do:input_type -> axon.plugin.v1.EgressRequest
-	22, // 29: axon.plugin.v1.Egress.Tunnel:input_type -> axon.plugin.v1.TunnelFrame
-	3,  // 30: axon.plugin.v1.Base.Info:output_type -> axon.plugin.v1.InfoResponse
-	0,  // 31: axon.plugin.v1.Base.Configure:output_type -> axon.plugin.v1.Empty
-	6,  // 32: axon.plugin.v1.Provider.Models:output_type -> axon.plugin.v1.ModelsResponse
-	17, // 33: axon.plugin.v1.Provider.Generate:output_type -> axon.plugin.v1.Event
-	18, // 34: axon.plugin.v1.Tool.Tools:output_type -> axon.plugin.v1.ToolsResponse
-	12, // 35: axon.plugin.v1.Tool.Call:output_type -> axon.plugin.v1.ToolResultPart
-	20, // 36: axon.plugin.v1.Display.Caps:output_type -> axon.plugin.v1.DisplayCaps
-	0,  // 37: axon.plugin.v1.Display.Show:output_type -> axon.plugin.v1.Empty
-	0,  // 38: axon.plugin.v1.Display.Halt:output_type -> axon.plugin.v1.Empty
-	25, // 39: axon.plugin.v1.Egress.Do:output_type -> axon.plugin.v1.EgressResponse
-	22, // 40: axon.plugin.v1.Egress.Tunnel:output_type -> axon.plugin.v1.TunnelFrame
-	30, // [30:41] is the sub-list for method output_type
-	19, // [19:30] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	11, // 4: axon.plugin.v1.Part.reasoning:type_name -> axon.plugin.v1.ReasoningPart
+	12, // 5: axon.plugin.v1.Part.tool_call:type_name -> axon.plugin.v1.ToolCallPart
+	13, // 6: axon.plugin.v1.Part.tool_result:type_name -> axon.plugin.v1.ToolResultPart
+	10, // 7: axon.plugin.v1.Part.document:type_name -> axon.plugin.v1.DocumentPart
+	7,  // 8: axon.plugin.v1.ToolResultPart.content:type_name -> axon.plugin.v1.Part
+	7,  // 9: axon.plugin.v1.Message.parts:type_name -> axon.plugin.v1.Part
+	14, // 10: axon.plugin.v1.GenerateRequest.messages:type_name -> axon.plugin.v1.Message
+	15, // 11: axon.plugin.v1.GenerateRequest.tools:type_name -> axon.plugin.v1.ToolSpec
+	28, // 12: axon.plugin.v1.GenerateRequest.options:type_name -> axon.plugin.v1.GenerateRequest.OptionsEntry
+	8,  // 13: axon.plugin.v1.GenerateRequest.system:type_name -> axon.plugin.v1.TextPart
+	16, // 14: axon.plugin.v1.GenerateRequest.output:type_name -> axon.plugin.v1.Output
+	12, // 15: axon.plugin.v1.Event.tool_call:type_name -> axon.plugin.v1.ToolCallPart
+	18, // 16: axon.plugin.v1.Event.usage:type_name -> axon.plugin.v1.Usage
+	19, // 17: axon.plugin.v1.Event.more:type_name -> axon.plugin.v1.Event
+	15, // 18: axon.plugin.v1.ToolsResponse.tools:type_name -> axon.plugin.v1.ToolSpec
+	29, // 19: axon.plugin.v1.Frame.status:type_name -> axon.plugin.v1.Frame.StatusEntry
+	25, // 20: axon.plugin.v1.EgressRequest.headers:type_name -> axon.plugin.v1.Header
+	25, // 21: axon.plugin.v1.EgressResponse.headers:type_name -> axon.plugin.v1.Header
+	0,  // 22: axon.plugin.v1.Base.Info:input_type -> axon.plugin.v1.Empty
+	4,  // 23: axon.plugin.v1.Base.Configure:input_type -> axon.plugin.v1.ConfigureRequest
+	0,  // 24: axon.plugin.v1.Provider.Models:input_type -> axon.plugin.v1.Empty
+	17, // 25: axon.plugin.v1.Provider.Generate:input_type -> axon.plugin.v1.GenerateRequest
+	0,  // 26: axon.plugin.v1.Tool.Tools:input_type -> axon.plugin.v1.Empty
+	21, // 27: axon.plugin.v1.Tool.Call:input_type -> axon.plugin.v1.CallRequest
+	0,  // 28: axon.plugin.v1.Display.Caps:input_type -> axon.plugin.v1.Empty
+	23, // 29: axon.plugin.v1.Display.Show:input_type -> axon.plugin.v1.Frame
+	0,  // 30: axon.plugin.v1.Display.Halt:input_type -> axon.plugin.v1.Empty
+	26, // 31: axon.plugin.v1.Egress.Do:input_type -> axon.plugin.v1.EgressRequest
+	24, // 32: axon.plugin.v1.Egress.Tunnel:input_type -> axon.plugin.v1.TunnelFrame
+	3,  // 33: axon.plugin.v1.Base.Info:output_type -> axon.plugin.v1.InfoResponse
+	0,  // 34: axon.plugin.v1.Base.Configure:output_type -> axon.plugin.v1.Empty
+	6,  // 35: axon.plugin.v1.Provider.Models:output_type -> axon.plugin.v1.ModelsResponse
+	19, // 36: axon.plugin.v1.Provider.Generate:output_type -> axon.plugin.v1.Event
+	20, // 37: axon.plugin.v1.Tool.Tools:output_type -> axon.plugin.v1.ToolsResponse
+	13, // 38: axon.plugin.v1.Tool.Call:output_type -> axon.plugin.v1.ToolResultPart
+	22, // 39: axon.plugin.v1.Display.Caps:output_type -> axon.plugin.v1.DisplayCaps
+	0,  // 40: axon.plugin.v1.Display.Show:output_type -> axon.plugin.v1.Empty
+	0,  // 41: axon.plugin.v1.Display.Halt:output_type -> axon.plugin.v1.Empty
+	27, // 42: axon.plugin.v1.Egress.Do:output_type -> axon.plugin.v1.EgressResponse
+	24, // 43: axon.plugin.v1.Egress.Tunnel:output_type -> axon.plugin.v1.TunnelFrame
+	33, // [33:44] is the sub-list for method output_type
+	22, // [22:33] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -2138,16 +2412,17 @@ func file_plugin_proto_init() {
 		(*Part_Reasoning)(nil),
 		(*Part_ToolCall)(nil),
 		(*Part_ToolResult)(nil),
+		(*Part_Document)(nil),
 	}
-	file_plugin_proto_msgTypes[15].OneofWrappers = []any{}
-	file_plugin_proto_msgTypes[16].OneofWrappers = []any{}
+	file_plugin_proto_msgTypes[17].OneofWrappers = []any{}
+	file_plugin_proto_msgTypes[18].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   28,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   5,
 		},
