@@ -45,6 +45,11 @@ type Info struct {
 	// true); every provider must still render a non-strict Output as well
 	// as its API allows, or refuse it.
 	Output bool
+	// InlineMedia says the provider's API takes images and documents only
+	// as inline data (Ollama; Gemini, whose file URIs name its own uploads):
+	// the host fetches a part given by URL, within its size limit, and
+	// hands the plugin the bytes.
+	InlineMedia bool
 }
 
 // Schema describes the plugin-owned attributes of a plugin's configuration

@@ -222,8 +222,9 @@ type InfoResponse struct {
 	Config        []*Attribute           `protobuf:"bytes,5,rep,name=config,proto3" json:"config,omitempty"`
 	AuthScheme    string                 `protobuf:"bytes,6,opt,name=auth_scheme,json=authScheme,proto3" json:"auth_scheme,omitempty"`
 	AuthName      string                 `protobuf:"bytes,7,opt,name=auth_name,json=authName,proto3" json:"auth_name,omitempty"`
-	Prefill       bool                   `protobuf:"varint,8,opt,name=prefill,proto3" json:"prefill,omitempty"` // the provider continues a trailing assistant message
-	Output        bool                   `protobuf:"varint,9,opt,name=output,proto3" json:"output,omitempty"`   // the provider guarantees a strict structured-output schema
+	Prefill       bool                   `protobuf:"varint,8,opt,name=prefill,proto3" json:"prefill,omitempty"`                             // the provider continues a trailing assistant message
+	Output        bool                   `protobuf:"varint,9,opt,name=output,proto3" json:"output,omitempty"`                               // the provider guarantees a strict structured-output schema
+	InlineMedia   bool                   `protobuf:"varint,10,opt,name=inline_media,json=inlineMedia,proto3" json:"inline_media,omitempty"` // the provider takes images and documents only inline
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -317,6 +318,13 @@ func (x *InfoResponse) GetPrefill() bool {
 func (x *InfoResponse) GetOutput() bool {
 	if x != nil {
 		return x.Output
+	}
+	return false
+}
+
+func (x *InfoResponse) GetInlineMedia() bool {
+	if x != nil {
+		return x.InlineMedia
 	}
 	return false
 }
@@ -2119,7 +2127,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
 	"\brequired\x18\x03 \x01(\bR\brequired\x12!\n" +
 	"\fdefault_json\x18\x04 \x01(\fR\vdefaultJson\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"\x96\x02\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xb9\x02\n" +
 	"\fInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x18\n" +
@@ -2130,7 +2138,9 @@ const file_plugin_proto_rawDesc = "" +
 	"authScheme\x12\x1b\n" +
 	"\tauth_name\x18\a \x01(\tR\bauthName\x12\x18\n" +
 	"\aprefill\x18\b \x01(\bR\aprefill\x12\x16\n" +
-	"\x06output\x18\t \x01(\bR\x06output\"\x80\x01\n" +
+	"\x06output\x18\t \x01(\bR\x06output\x12!\n" +
+	"\finline_media\x18\n" +
+	" \x01(\bR\vinlineMedia\"\x80\x01\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\x12(\n" +
