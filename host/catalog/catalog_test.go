@@ -80,14 +80,14 @@ func TestMergePrecedence(t *testing.T) {
 	want := []Entry{
 		{
 			Provider: "claude", Model: "claude-sonnet-4-5-20250929", ContextWindow: 32768, MaxOutputTokens: 4096,
-			Price:   Price{f(3), f(15), f(0.30), f(3.75)},
-			Tools:   b(true), Prefill: b(true),
+			Price: Price{f(3), f(15), f(0.30), f(3.75)},
+			Tools: b(true), Prefill: b(true),
 			Sources: map[string]Source{"model": cfgSrc, "context_window": plugin, "max_output_tokens": plugin, "price": table, "tools": table, "prefill": plugin},
 		},
 		{
 			Provider: "tuned", Model: "claude-haiku-4-5", ContextWindow: 150000, MaxOutputTokens: 4096,
-			Price:   Price{f(2), f(5), f(0.10), f(1.25)}, // pricing {} over the table row
-			Tools:   b(true), Prefill: b(false),
+			Price: Price{f(2), f(5), f(0.10), f(1.25)}, // pricing {} over the table row
+			Tools: b(true), Prefill: b(false),
 			Sources: map[string]Source{"model": cfgSrc, "context_window": cfgSrc, "max_output_tokens": plugin, "price": cfgSrc, "tools": table, "prefill": cfgSrc},
 		},
 		{
