@@ -1,10 +1,8 @@
 package wal
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -43,19 +41,26 @@ type WAL struct {
 func Open(path string) (*WAL, error) { return open(path, nil) }
 
 // open is Open with a hook that wraps the log file, for tests.
-func open(path string, wrap func(file) file) (_ *WAL, err error) {
+func open(path string, wrap func(file) file) (*WAL, error) {
 	ls, err := acquireLease(path + ".lock")
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, ls.release())
-		}
-	}()
+	w, err := openLeased(path, ls, wrap, true)
+	if err != nil {
+		return nil, errors.Join(err, ls.release())
+	}
+	return w, nil
+}
+
+// openLeased opens the log at path under ls, which the WAL owns on success
+// (Close releases it) and the caller keeps on failure. A missing log is
+// created only with mayCreate; otherwise it is an error matching
+// fs.ErrNotExist.
+func openLeased(path string, ls *lease, wrap func(file) file, mayCreate bool) (_ *WAL, err error) {
 	osf, err := os.OpenFile(path, os.O_RDWR, 0)
 	created := false
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) && mayCreate {
 		osf, err = create(path)
 		created = true
 	}
@@ -186,43 +191,7 @@ func (w *WAL) Replay(from uint64, fn func(seq uint64, payload []byte) error) err
 	}
 	f, end, last, marks := w.f, w.end, w.last, w.marks
 	w.mu.Unlock()
-
-	from = max(from, 1)
-	if from > last {
-		return nil
-	}
-	k := (from - 1) / markEvery // marks has an entry for every k up to (last-1)/markEvery
-	off, seq := marks[k], k*markEvery+1
-	br := bufio.NewReaderSize(io.NewSectionReader(f, off, end-off), readBufSize)
-	var hdr [frameHeaderSize]byte
-	for ; seq <= last; seq++ {
-		if _, err := io.ReadFull(br, hdr[:]); err != nil {
-			return fmt.Errorf("wal: replay %s: read frame %d at %d: %w", w.path, seq, off, err)
-		}
-		h, ok := decodeFrameHeader(hdr[:], w.seed)
-		if !ok || h.seq != seq || h.size() > end-off {
-			return &CorruptError{Path: w.path, Offset: off, Reason: fmt.Sprintf("frame %d no longer validates", seq)}
-		}
-		if seq < from {
-			if _, err := br.Discard(int(h.length)); err != nil {
-				return fmt.Errorf("wal: replay %s: skip frame %d at %d: %w", w.path, seq, off, err)
-			}
-			off += h.size()
-			continue
-		}
-		payload := make([]byte, h.length)
-		if _, err := io.ReadFull(br, payload); err != nil {
-			return fmt.Errorf("wal: replay %s: read frame %d at %d: %w", w.path, seq, off, err)
-		}
-		if crc32.Update(w.seed, castagnoli, payload) != h.payloadCRC {
-			return &CorruptError{Path: w.path, Offset: off, Reason: fmt.Sprintf("payload of frame %d no longer validates", seq)}
-		}
-		if err := fn(seq, payload); err != nil {
-			return err
-		}
-		off += h.size()
-	}
-	return nil
+	return replayFrames(f, w.path, w.seed, end, last, marks, from, fn)
 }
 
 // Close releases the file and the writer lease. On a disabled WAL it still
