@@ -33,6 +33,7 @@ type Axon struct {
 
 	ReferencePricing Reference // what usage facts measure cost avoided against
 	Billing          Billing   // the paid gate: whether api-tier providers may be routed at all
+	Archive          Archive   // the schedule that archives old session logs; zero: none
 }
 
 // Sandbox is how a plugin process is isolated.

@@ -95,6 +95,9 @@ func (r *reader) axon(raw *rawAxon, opts Options) Axon {
 		if raw.Billing != nil {
 			a.Billing = r.billing(raw.Billing)
 		}
+		if raw.Archive != nil {
+			a.Archive = r.archive(raw.Archive)
+		}
 	}
 	if a.PluginDir == "" {
 		a.PluginDir = filepath.Join(a.StateDir, "plugins")

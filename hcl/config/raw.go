@@ -32,6 +32,7 @@ type rawAxon struct {
 
 	ReferencePricing *rawReference `hcl:"reference_pricing,block"`
 	Billing          *rawBilling   `hcl:"billing,block"`
+	Archive          *rawArchive   `hcl:"archive,block"`
 }
 
 type rawProvider struct {

@@ -36,6 +36,7 @@ type FrontDoor struct {
 	drain    context.CancelFunc // ends the front door's responses still running
 	logger   hclog.Logger
 	load     func(context.Context) (*config.Config, *config.Lock, error) // Options.Load
+	archiver *archiver                                                   // the archive schedule (axon { archive {} })
 }
 
 // NewFrontDoor builds the daemon (no plugin starts yet) with its metrics,
@@ -81,6 +82,7 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 		f.closeDaemon()
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
+	f.archiver = d.startArchiver(SessionsDir(cfg), logger)
 	draining, drain := context.WithCancel(context.Background())
 	// The front door's limits are api.Default*: HTTPServer puts the
 	// connection limits on the http.Server, New the rest on the handler.
@@ -130,6 +132,7 @@ func (f *FrontDoor) Serve(l net.Listener) error { return f.server.Serve(l) }
 func (f *FrontDoor) Shutdown(grace time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	f.archiver.close()
 	if err := f.sessions.Shutdown(ctx); err != nil {
 		f.logger.Warn("sessions did not stop cleanly", "error", err)
 	}
@@ -155,6 +158,7 @@ const drainWait = time.Second
 // only waits for them) and kills every plugin process.
 func (f *FrontDoor) Close() {
 	f.server.Close()
+	f.archiver.close()
 	f.sessions.Shutdown(context.Background())
 	f.drain()
 	f.closeDaemon()

@@ -3,12 +3,9 @@ package session
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/axonhq/axon/host/wal"
 )
 
 // errActorClosed is returned by commands sent to a closed actor.
@@ -36,7 +33,7 @@ type actor struct {
 
 	// Owned by the goroutine (set by open before it starts).
 	md     meta
-	w      *wal.WAL
+	w      sessionLog
 	st     *sessionState
 	active *runner
 	broken error
@@ -93,7 +90,7 @@ func (a *actor) load(create *Key, f *logFailure) error {
 			return err
 		}
 	}
-	w, err := wal.Open(filepath.Join(a.dir, walFile))
+	w, err := a.m.logs().open(a.id, create != nil)
 	if err != nil {
 		return fmt.Errorf("session %s: %w", a.id, err)
 	}
@@ -348,7 +345,9 @@ func (a *actor) close() error {
 func (m *Manager) now() time.Time { return m.opts.Now().UTC().Round(0) }
 
 // replayState rebuilds a session's state from its whole log.
-func replayState(w *wal.WAL) (*sessionState, error) {
+func replayState(w interface {
+	Replay(uint64, func(uint64, []byte) error) error
+}) (*sessionState, error) {
 	st := newSessionState()
 	err := w.Replay(0, func(seq uint64, payload []byte) error {
 		rec, err := DecodeRecord(payload)

@@ -20,8 +20,9 @@ func List(dir string) ([]SessionInfo, error) {
 		return nil, err
 	}
 	var p projections
+	o := logOpener{sessions: dir, arch: &archiveIndex{}}
 	for _, id := range ids {
-		p.put(listOne(filepath.Join(dir, id), id))
+		p.put(listOne(o, filepath.Join(dir, id), id))
 	}
 	var out []SessionInfo
 	for _, s := range p.list() {
@@ -30,7 +31,7 @@ func List(dir string) ([]SessionInfo, error) {
 	return out, nil
 }
 
-func listOne(dir, id string) *SessionInfo {
+func listOne(o logOpener, dir, id string) *SessionInfo {
 	md, err := readMeta(dir)
 	if err != nil {
 		return &SessionInfo{ID: id, Runs: []RunInfo{}, Error: err.Error()}
@@ -38,8 +39,7 @@ func listOne(dir, id string) *SessionInfo {
 	broken := func(err error) *SessionInfo {
 		return &SessionInfo{ID: id, Key: md.Key, CreatedAt: md.CreatedAt, Runs: []RunInfo{}, Error: err.Error()}
 	}
-	path := filepath.Join(dir, walFile)
-	w, err := wal.Open(path)
+	w, err := o.open(id, false)
 	if errors.Is(err, wal.ErrLocked) {
 		snap, serr := readSnapshot(dir)
 		if serr != nil {
@@ -47,9 +47,9 @@ func listOne(dir, id string) *SessionInfo {
 			info.HeldElsewhere = true
 			return info
 		}
-		rep, verr := wal.Verify(path)
+		lineage, last, werr := o.watermark(id)
 		snap.HeldElsewhere = true
-		snap.Stale = verr != nil || snap.Lineage != rep.Lineage.String() || snap.AppliedSeq != rep.LastSeq
+		snap.Stale = werr != nil || snap.Lineage != lineage || snap.AppliedSeq != last
 		return snap
 	}
 	if err != nil {

@@ -109,8 +109,9 @@ type Manager struct {
 	runs         sync.WaitGroup
 	bg           sync.WaitGroup // seal retry loops
 	shutdownOnce sync.Once
-	failed       failures    // sessions whose log failed, until their run is sealed
-	indexFailed  atomic.Bool // an open-run index entry could not be written: do not call the index complete
+	failed       failures     // sessions whose log failed, until their run is sealed
+	arch         archiveIndex // the manifests of the archive's containers
+	indexFailed  atomic.Bool  // an open-run index entry could not be written: do not call the index complete
 
 	mu      sync.Mutex
 	actors  map[string]*actor
@@ -308,7 +309,7 @@ func (m *Manager) acquire(id string, create *Key) (*actor, error) {
 				return nil, err
 			}
 			a.resume()
-			return a, nil
+			return m.forWrite(a, create)
 		}
 		if a.closing {
 			m.mu.Unlock()
@@ -324,7 +325,7 @@ func (m *Manager) acquire(id string, create *Key) (*actor, error) {
 			}
 			return nil, a.openErr
 		}
-		return a, nil
+		return m.forWrite(a, create)
 	}
 }
 
