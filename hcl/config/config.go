@@ -34,6 +34,7 @@ type Axon struct {
 	ReferencePricing Reference // what usage facts measure cost avoided against
 	Billing          Billing   // the paid gate: whether api-tier providers may be routed at all
 	Archive          Archive   // the schedule that archives old session logs; zero: none
+	Media            Media     // fetching image and document URLs for providers that take only inline data
 }
 
 // Sandbox is how a plugin process is isolated.

@@ -99,6 +99,7 @@ func (r *reader) axon(raw *rawAxon, opts Options) Axon {
 			a.Archive = r.archive(raw.Archive)
 		}
 	}
+	a.Media = r.media(mediaOf(raw))
 	if a.PluginDir == "" {
 		a.PluginDir = filepath.Join(a.StateDir, "plugins")
 	}

@@ -33,6 +33,7 @@ type rawAxon struct {
 	ReferencePricing *rawReference `hcl:"reference_pricing,block"`
 	Billing          *rawBilling   `hcl:"billing,block"`
 	Archive          *rawArchive   `hcl:"archive,block"`
+	Media            *rawMedia     `hcl:"media,block"`
 }
 
 type rawProvider struct {
