@@ -20,15 +20,14 @@ const archiveEvery = time.Hour
 // request for one of those sessions meanwhile is refused as locked.
 const archiveBatch = 64
 
-// archiver runs the scheduled archive pass over the daemon's sessions
-// directory. Sessions the daemon has open hold their writer lease, and a
-// session with an open run has its index entry, so neither is archived
-// underneath it.
+// archiver runs the scheduled archive pass over the daemon's sessions.
+// Sessions the daemon is using hold their writer lease, and a session with
+// an open run has its index entry, so neither is archived underneath it.
 type archiver struct {
-	after  func() time.Duration // the current configuration's archive.after; 0: off
-	dir    string
-	logger hclog.Logger
-	every  time.Duration
+	after    func() time.Duration // the current configuration's archive.after; 0: off
+	sessions *session.Manager
+	logger   hclog.Logger
+	every    time.Duration
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -36,10 +35,10 @@ type archiver struct {
 
 // startArchiver starts the schedule. A configuration without the block
 // (now or after a reload) runs no pass.
-func (b *Daemon) startArchiver(dir string, logger hclog.Logger) *archiver {
+func (b *Daemon) startArchiver(sessions *session.Manager, logger hclog.Logger) *archiver {
 	a := &archiver{
-		after: func() time.Duration { return b.current().cfg.Axon.Archive.After },
-		dir:   dir, logger: logger.Named("archive"), every: archiveEvery,
+		after:    func() time.Duration { return b.current().cfg.Axon.Archive.After },
+		sessions: sessions, logger: logger.Named("archive"), every: archiveEvery,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stop = cancel
@@ -66,7 +65,7 @@ func (a *archiver) pass(ctx context.Context) {
 	if after <= 0 {
 		return
 	}
-	res, err := session.Archive(ctx, a.dir, session.ArchiveOptions{OlderThan: after, MaxSessions: archiveBatch})
+	res, err := a.sessions.Archive(ctx, session.ArchiveOptions{OlderThan: after, MaxSessions: archiveBatch})
 	if err != nil && ctx.Err() == nil {
 		a.logger.Error("archive pass failed (the sessions it did not reach stay live)", "error", err)
 	}

@@ -82,7 +82,7 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 		f.closeDaemon()
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
-	f.archiver = d.startArchiver(SessionsDir(cfg), logger)
+	f.archiver = d.startArchiver(sessions, logger)
 	draining, drain := context.WithCancel(context.Background())
 	// The front door's limits are api.Default*: HTTPServer puts the
 	// connection limits on the http.Server, New the rest on the handler.

@@ -332,3 +332,23 @@ func (p *archivePass) collect() error {
 	}
 	return nil
 }
+
+// Archive runs an archive pass over the manager's sessions, as axon
+// serve's schedule does. Sessions it holds open without using them (no
+// request, no subscriber, no run: an open waiting for IdleClose) are
+// closed first, so their writer leases are free; a session in use keeps
+// its lease and is not archived, and one with an open run never is.
+func (m *Manager) Archive(ctx context.Context, opts ArchiveOptions) (ArchiveResult, error) {
+	m.mu.Lock()
+	var idle []*actor
+	for _, a := range m.actors {
+		if a.refs == 0 && !a.closing {
+			idle = append(idle, a)
+		}
+	}
+	m.mu.Unlock()
+	for _, a := range idle {
+		m.closeIfIdle(a)
+	}
+	return Archive(ctx, m.opts.Dir, opts)
+}
