@@ -84,6 +84,7 @@ func (t route) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, com
 		ch = c
 	}
 	defer g.leave()
+	ctx = withMediaSession(ctx) // one per client request: its hops and retries share the fetches
 	if src := sourceOf(ctx); src != "" {
 		if c, err := lookup(g.sourced[src], t.model); err == nil {
 			ch = c

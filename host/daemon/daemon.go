@@ -17,6 +17,7 @@ import (
 	"github.com/axonhq/axon/host/chain"
 	"github.com/axonhq/axon/host/egress"
 	"github.com/axonhq/axon/host/faces"
+	"github.com/axonhq/axon/host/media"
 	"github.com/axonhq/axon/host/supervisor"
 	"github.com/axonhq/axon/host/usage"
 )
@@ -138,6 +139,7 @@ type generation struct {
 	// sourced holds, per usage.Source, the chains with the recorder's
 	// observer added; nil without a recorder.
 	sourced map[usage.Source]map[string]*chain.Chain
+	media   *media.Fetcher // fetches URL parts for providers that take only inline data
 
 	mu      sync.Mutex
 	refs    int
@@ -148,6 +150,11 @@ type generation struct {
 // newGeneration builds cfg's chains over the registered instances.
 func (b *Daemon) newGeneration(cfg *config.Config, prices *usage.Prices) (*generation, error) {
 	g := &generation{cfg: cfg, prices: prices, chains: map[string]*chain.Chain{}, drained: make(chan struct{})}
+	f, err := newFetcher(cfg.Axon.Media)
+	if err != nil {
+		return nil, err
+	}
+	g.media = f
 	if err := b.buildChains(g); err != nil {
 		return nil, err
 	}
@@ -273,7 +280,7 @@ func (b *Daemon) buildChains(g *generation) error {
 			if p == nil || err != nil {
 				return fmt.Errorf("chain %s: no provider %q", c.Name, name)
 			}
-			ch.Hops = append(ch.Hops, hopOf(p, in))
+			ch.Hops = append(ch.Hops, hopOf(p, in, g.media))
 		}
 		if err := ch.Validate(); err != nil {
 			return err

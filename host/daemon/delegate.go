@@ -10,6 +10,7 @@ import (
 	"github.com/axonhq/axon/host/api"
 	"github.com/axonhq/axon/host/chain"
 	"github.com/axonhq/axon/host/delegate"
+	"github.com/axonhq/axon/host/media"
 	"github.com/axonhq/axon/host/routing"
 	"github.com/axonhq/axon/host/supervisor"
 	"github.com/axonhq/axon/host/usage"
@@ -90,7 +91,7 @@ func (b *Daemon) delegateChain(g *generation, providers []string) (*chain.Chain,
 		if p == nil || err != nil {
 			return nil, fmt.Errorf("%w: delegate target %q", ErrNoSuchChain, name)
 		}
-		ch.Hops = append(ch.Hops, hopOf(p, in))
+		ch.Hops = append(ch.Hops, hopOf(p, in, g.media))
 	}
 	if err := ch.Validate(); err != nil {
 		return nil, err
@@ -107,9 +108,9 @@ func (b *Daemon) delegateChain(g *generation, providers []string) (*chain.Chain,
 
 // hopOf is provider p's hop on instance in: the one every chain and
 // every delegated call is built of.
-func hopOf(p *config.Provider, in *supervisor.Instance) chain.Hop {
+func hopOf(p *config.Provider, in *supervisor.Instance, f *media.Fetcher) chain.Hop {
 	hop := chain.Hop{
-		Name: p.Name, Provider: in, Model: p.Model(), ContextWindow: int64(p.ContextWindow),
+		Name: p.Name, Provider: inlining{in: in, fetcher: f}, Model: p.Model(), ContextWindow: int64(p.ContextWindow),
 		FirstToken: p.Timeouts.FirstToken, Idle: p.Timeouts.Idle,
 	}
 	if p.Prefill != nil {
