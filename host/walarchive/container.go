@@ -50,6 +50,7 @@ type Manifest struct {
 type Container struct {
 	Path     string
 	Manifest Manifest
+	at       map[string]int64 // offset of each log's bytes, found by Open
 }
 
 // Name is the container's file name, <manifest digest>.tar.
@@ -105,8 +106,28 @@ func Open(path string) (*Container, error) {
 		return nil, fmt.Errorf("walarchive: %w", err)
 	}
 	defer f.Close()
-	c, _, err := readManifest(f, path)
-	return c, err
+	c, tr, err := readManifest(f, path)
+	if err != nil {
+		return nil, err
+	}
+	// Where each log starts, so that Read need not walk the container:
+	// tar.Reader reads whole blocks and no further, so the file offset
+	// after Next is the start of the entry's data.
+	c.at = map[string]int64{}
+	for range c.Manifest.Entries {
+		h, err := tr.Next()
+		if err != nil {
+			return nil, damaged(path, "fewer entries than the manifest lists: %v", err)
+		}
+		off, err := f.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return nil, fmt.Errorf("walarchive: %w", err)
+		}
+		if id, ok := strings.CutSuffix(h.Name, logExt); ok {
+			c.at[id] = off
+		}
+	}
+	return c, nil
 }
 
 func readManifest(f io.Reader, path string) (*Container, *tar.Reader, error) {
@@ -156,25 +177,20 @@ func (c *Container) Read(session string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("walarchive: %s holds no session %s", c.Path, session)
 	}
+	off, ok := c.at[session]
+	if !ok {
+		return nil, damaged(c.Path, "no entry %s%s", session, logExt)
+	}
 	f, err := os.Open(c.Path)
 	if err != nil {
 		return nil, fmt.Errorf("walarchive: %w", err)
 	}
 	defer f.Close()
-	_, tr, err := readManifest(f, c.Path)
-	if err != nil {
-		return nil, err
+	b := make([]byte, want.Size)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return nil, damaged(c.Path, "read %s%s: %v", session, logExt, err)
 	}
-	for {
-		h, err := tr.Next()
-		if err != nil {
-			return nil, damaged(c.Path, "no entry %s%s: %v", session, logExt, err)
-		}
-		if h.Name != session+logExt {
-			continue
-		}
-		return readEntry(tr, h, c.Path, want)
-	}
+	return checkDigest(b, c.Path, want)
 }
 
 // readEntry reads one log entry and checks it against its manifest entry.
@@ -186,6 +202,11 @@ func readEntry(tr *tar.Reader, h *tar.Header, path string, want Entry) ([]byte, 
 	if err != nil {
 		return nil, damaged(path, "read %s: %v", h.Name, err)
 	}
+	return checkDigest(b, path, want)
+}
+
+// checkDigest returns b when it hashes to want's digest.
+func checkDigest(b []byte, path string, want Entry) ([]byte, error) {
 	sum := sha256.Sum256(b)
 	if got := hex.EncodeToString(sum[:]); got != want.SHA256 {
 		return nil, &DigestError{Container: path, Session: want.Session, Want: want.SHA256, Got: got}

@@ -2,7 +2,6 @@ package walarchive
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 
 	"github.com/axonhq/axon/host/wal"
@@ -65,7 +64,7 @@ func Verify(path string) Report {
 		}
 		b, err := readEntry(tr, h, path, want)
 		if err == nil {
-			err = checkLog(b, path, want)
+			_, err = checkLog(b, path, want)
 		}
 		rep.Entries = append(rep.Entries, EntryReport{Entry: want, Err: err})
 	}
@@ -75,22 +74,22 @@ func Verify(path string) Report {
 	return rep
 }
 
-// checkLog verifies an archived log's bytes as a log.
-func checkLog(b []byte, path string, want Entry) error {
+// checkLog verifies an archived log's bytes as a log and returns its image.
+func checkLog(b []byte, path string, want Entry) (*wal.Image, error) {
 	im, err := wal.ReadImage(bytes.NewReader(b), int64(len(b)), path+":"+want.Session+logExt)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r := im.Report()
 	switch {
 	case r.Lineage.String() != want.Lineage:
-		return damaged(path, "session %s: log lineage %s, the manifest says %s", want.Session, r.Lineage, want.Lineage)
+		return nil, damaged(path, "session %s: log lineage %s, the manifest says %s", want.Session, r.Lineage, want.Lineage)
 	case r.LastSeq != want.Records:
-		return damaged(path, "session %s: %d records, the manifest says %d", want.Session, r.LastSeq, want.Records)
+		return nil, damaged(path, "session %s: %d records, the manifest says %d", want.Session, r.LastSeq, want.Records)
 	case r.End != r.Size:
-		return damaged(path, "session %s: %d torn bytes after the last whole batch", want.Session, r.Size-r.End)
+		return nil, damaged(path, "session %s: %d torn bytes after the last whole batch", want.Session, r.Size-r.End)
 	}
-	return nil
+	return im, nil
 }
 
 // Log reads session's archived log, checked against its digest and as a
@@ -102,9 +101,9 @@ func (c *Container) Log(session string) ([]byte, *wal.Image, error) {
 		return nil, nil, err
 	}
 	e, _ := c.Entry(session)
-	if err := checkLog(b, c.Path, e); err != nil {
+	im, err := checkLog(b, c.Path, e)
+	if err != nil {
 		return nil, nil, err
 	}
-	im, err := wal.ReadImage(bytes.NewReader(b), int64(len(b)), fmt.Sprintf("%s:%s%s", c.Path, session, logExt))
-	return b, im, err
+	return b, im, nil
 }
