@@ -55,14 +55,15 @@ func (p inlining) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) 
 type mediaKey struct{}
 
 type mediaHolder struct {
-	mu sync.Mutex
-	s  *media.Session
+	ctx context.Context // the client request's: the session's fetches end with it
+	mu  sync.Mutex
+	s   *media.Session
 }
 
 // withMediaSession gives ctx, one client request's, a place for its
 // media session, made on the first fetch.
 func withMediaSession(ctx context.Context) context.Context {
-	return context.WithValue(ctx, mediaKey{}, &mediaHolder{})
+	return context.WithValue(ctx, mediaKey{}, &mediaHolder{ctx: ctx})
 }
 
 // mediaSession is ctx's session, or a new one for this call alone when the
@@ -70,12 +71,12 @@ func withMediaSession(ctx context.Context) context.Context {
 func mediaSession(ctx context.Context, f *media.Fetcher) *media.Session {
 	h, _ := ctx.Value(mediaKey{}).(*mediaHolder)
 	if h == nil {
-		return f.NewSession()
+		return f.NewSession(ctx)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.s == nil {
-		h.s = f.NewSession()
+		h.s = f.NewSession(h.ctx)
 	}
 	return h.s
 }

@@ -2,6 +2,7 @@ package media
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -19,6 +20,7 @@ const CodeFetch = "media_fetch"
 // safe for concurrent use.
 type Session struct {
 	f       *Fetcher
+	ctx     context.Context // the client request's: its fetches end with it
 	mu      sync.Mutex
 	used    int64
 	entries map[entryKey]*entry
@@ -35,9 +37,10 @@ type entry struct {
 	err  error
 }
 
-// NewSession starts the fetches of one client request.
-func (f *Fetcher) NewSession() *Session {
-	return &Session{f: f, entries: map[entryKey]*entry{}}
+// NewSession starts the fetches of one client request, whose context ctx
+// is: its fetches end when it does (and each within the fetch timeout).
+func (f *Fetcher) NewSession(ctx context.Context) *Session {
+	return &Session{f: f, ctx: ctx, entries: map[entryKey]*entry{}}
 }
 
 // HasURLParts reports whether req holds an image or document given only
@@ -152,7 +155,7 @@ func (s *Session) image(ctx context.Context, p *sdk.Image, at string) error {
 	}
 	got, err := s.fetch(ctx, p.URL, KindImage)
 	if err != nil {
-		return fetchError(at, KindImage, p.URL, err)
+		return fetchError(ctx, at, KindImage, p.URL, err)
 	}
 	// The type served describes the bytes; a declared one may not.
 	p.MediaType, p.Data, p.URL = got.MediaType, got.Data, ""
@@ -168,65 +171,78 @@ func (s *Session) document(ctx context.Context, p *sdk.Document, at string) erro
 		err = fmt.Errorf("it is declared %s but served as %s", p.MediaType, got.MediaType)
 	}
 	if err != nil {
-		return fetchError(at, KindDocument, p.URL, err)
+		return fetchError(ctx, at, KindDocument, p.URL, err)
 	}
 	p.MediaType, p.Data, p.URL = got.MediaType, got.Data, ""
 	return nil
 }
 
-func fetchError(at string, kind Kind, url string, err error) error {
+// fetchError is the hop's failure over one part; the caller's own end
+// (its context) is returned as it is, for the chain to read.
+func fetchError(ctx context.Context, at string, kind Kind, url string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	return &sdk.Error{
 		Class: sdk.ClassPermanent, Code: CodeFetch,
 		Message: fmt.Sprintf("%s: the %s at %s could not be fetched for a provider that takes only inline data: %v", at, kind, Redact(url), err),
 	}
 }
 
-// fetch returns url's bytes, fetching them on the first call only; a
-// concurrent caller waits for that fetch. The bytes are shared: a caller
-// must not change them (the plugin boundary copies them anyway).
+// fetch returns url's bytes, fetching them on the first call only. The
+// fetch belongs to the session, not to the hop that asked first: it runs
+// on the session's context, so a hop given up on (its first-token timer,
+// a retry) leaves it running for the next attempt, which waits for it.
+// The bytes are shared: a caller must not change them (the plugin
+// boundary copies them anyway).
 func (s *Session) fetch(ctx context.Context, url string, kind Kind) (Fetched, error) {
 	k := entryKey{url: url, kind: kind}
 	s.mu.Lock()
-	if e, ok := s.entries[k]; ok {
-		s.mu.Unlock()
-		select {
-		case <-e.done:
-			return e.got, e.err
-		case <-ctx.Done():
-			return Fetched{}, ctx.Err()
-		}
+	e, ok := s.entries[k]
+	if !ok {
+		e = &entry{done: make(chan struct{})}
+		s.entries[k] = e
+		go s.run(e, url, kind)
 	}
-	e := &entry{done: make(chan struct{})}
-	s.entries[k] = e
+	s.mu.Unlock()
+	select {
+	case <-e.done:
+		return e.got, e.err
+	case <-ctx.Done():
+		return Fetched{}, ctx.Err()
+	}
+}
+
+// run fetches one entry within what is left of the request's limit.
+func (s *Session) run(e *entry, url string, kind Kind) {
+	defer close(e.done)
+	s.mu.Lock()
 	left := s.f.cfg.MaxRequestBytes - s.used
 	s.mu.Unlock()
-
 	if left <= 0 {
 		e.err = fmt.Errorf("the request's parts already reach the %s limit per request", Size(s.f.cfg.MaxRequestBytes))
-	} else {
-		e.got, e.err = s.f.Fetch(ctx, url, kind, left)
-		if le, ok := e.err.(*limitError); ok {
-			e.err = fmt.Errorf("it is larger than the %s limit per part (axon { media { max_part_bytes } })", Size(le.limit))
-			if le.limit < s.f.cfg.MaxPartBytes {
-				e.err = fmt.Errorf("with the parts before it, it is larger than the %s limit per request (axon { media { max_request_bytes } })", Size(s.f.cfg.MaxRequestBytes))
-			}
+		return
+	}
+	e.got, e.err = s.f.Fetch(s.ctx, url, kind, left)
+	var le *limitError
+	if errors.As(e.err, &le) {
+		e.err = fmt.Errorf("it is larger than the %s limit per part (axon { media { max_part_bytes } })", Size(le.limit))
+		if le.limit < s.f.cfg.MaxPartBytes {
+			e.err = s.overRequest()
 		}
 	}
-	if e.err != nil && ctx.Err() != nil {
-		// This caller gave up (a hop's deadline, the client left): the
-		// next one may try again.
-		s.mu.Lock()
-		delete(s.entries, k)
-		s.mu.Unlock()
-	} else if e.err == nil {
-		s.mu.Lock()
-		if s.used+int64(len(e.got.Data)) > s.f.cfg.MaxRequestBytes { // a concurrent fetch took the room
-			e.got, e.err = Fetched{}, fmt.Errorf("with the parts before it, it is larger than the %s limit per request", Size(s.f.cfg.MaxRequestBytes))
-		} else {
-			s.used += int64(len(e.got.Data))
-		}
-		s.mu.Unlock()
+	if e.err != nil {
+		return
 	}
-	close(e.done)
-	return e.got, e.err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used+int64(len(e.got.Data)) > s.f.cfg.MaxRequestBytes { // a concurrent fetch took the room
+		e.got, e.err = Fetched{}, s.overRequest()
+		return
+	}
+	s.used += int64(len(e.got.Data))
+}
+
+func (s *Session) overRequest() error {
+	return fmt.Errorf("with the parts before it, it is larger than the %s limit per request (axon { media { max_request_bytes } })", Size(s.f.cfg.MaxRequestBytes))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,7 +18,7 @@ func TestInlineReplacesURLPartsEverywhere(t *testing.T) {
 	t.Parallel()
 	img := newServer(t, serve("image/png", png))
 	doc := newServer(t, serve("application/pdf", []byte("%PDF-1.7")))
-	s := fetcher(t, allowing(img, doc)).NewSession()
+	s := fetcher(t, allowing(img, doc)).NewSession(context.Background())
 	req := &sdk.Request{Messages: []sdk.Message{
 		{Role: sdk.RoleUser, Parts: []sdk.Part{
 			sdk.Text{Text: "look"},
@@ -66,7 +67,7 @@ func TestInlineFetchesOncePerSession(t *testing.T) {
 	t.Parallel()
 	ok := newServer(t, serve("image/png", png))
 	bad := newServer(t, serve("text/html", []byte("<html>")))
-	s := fetcher(t, allowing(ok, bad)).NewSession()
+	s := fetcher(t, allowing(ok, bad)).NewSession(context.Background())
 	for range 3 {
 		req := &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Image{URL: ok.URL}}}}}
 		if err := s.Inline(context.Background(), req); err != nil {
@@ -103,7 +104,7 @@ func TestInlineErrorNamesThePart(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			req := &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: "hi"}, c.part}}}}
-			err := f.NewSession().Inline(context.Background(), req)
+			err := f.NewSession(context.Background()).Inline(context.Background(), req)
 			wantErr(t, err, c.want...)
 			var e *sdk.Error
 			if !errors.As(err, &e) || e.Class != sdk.ClassPermanent || e.Code != CodeFetch {
@@ -128,11 +129,51 @@ func TestInlineRequestLimit(t *testing.T) {
 	req := &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{
 		sdk.Image{URL: s.URL + "/1"}, sdk.Image{URL: s.URL + "/2"},
 	}}}}
-	err := fetcher(t, cfg).NewSession().Inline(context.Background(), req)
+	err := fetcher(t, cfg).NewSession(context.Background()).Inline(context.Background(), req)
 	wantErr(t, err, "messages[0].parts[1]", "with the parts before it, it is larger than the 1 KiB limit per request")
 
 	cfg.MaxPartBytes, cfg.MaxRequestBytes = 500, 0
 	req = &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Image{URL: s.URL + "/1"}}}}}
-	err = fetcher(t, cfg).NewSession().Inline(context.Background(), req)
+	err = fetcher(t, cfg).NewSession(context.Background()).Inline(context.Background(), req)
 	wantErr(t, err, "messages[0].parts[0]", "larger than the 500 bytes limit per part")
+}
+
+// TestInlineFetchOutlivesTheHop: a hop given up on while its fetch is
+// under way (the chain's first-token timer) leaves the fetch running, and
+// the next attempt gets its bytes without a second request.
+func TestInlineFetchOutlivesTheHop(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}), make(chan struct{})
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(png)
+	})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // registered after the server's Close: runs before it
+	session := fetcher(t, allowing(s)).NewSession(context.Background())
+	req := func() *sdk.Request {
+		return &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Image{URL: s.URL}}}}}
+	}
+	hop, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- session.Inline(hop, req()) }()
+	<-arrived
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("abandoned hop: %v, want its own cancellation", err)
+	}
+	unblock()
+	next := req()
+	if err := session.Inline(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	if img := next.Messages[0].Parts[0].(sdk.Image); !bytes.Equal(img.Data, png) {
+		t.Error("the next attempt did not get the bytes")
+	}
+	if n := s.calls.Load(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
 }
