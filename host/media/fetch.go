@@ -112,9 +112,6 @@ func orDefault[T int | int64 | time.Duration](v *T, d T) {
 	}
 }
 
-// Limits reports the bounds in force, for errors and docs.
-func (f *Fetcher) Limits() (part, request int64) { return f.cfg.MaxPartBytes, f.cfg.MaxRequestBytes }
-
 // Close drops idle connections.
 func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
 
