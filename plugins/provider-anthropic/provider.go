@@ -29,6 +29,9 @@ func (a *anthropic) Info() sdk.Info {
 		// Messages continues a trailing assistant message natively (prefill);
 		// the request renders it as the last message, role assistant.
 		Prefill: true,
+		// A JSON Schema goes out as output_config.format, which the API
+		// enforces (constrained decoding).
+		Output: true,
 	}
 }
 

@@ -23,6 +23,9 @@ func TestInfo(t *testing.T) {
 	if info.Name != "anthropic" || info.Kind != sdk.KindProvider {
 		t.Errorf("name %q kind %q, want anthropic provider", info.Name, info.Kind)
 	}
+	if !info.Output {
+		t.Error("Output is false: a JSON Schema goes out as output_config, which the API enforces")
+	}
 	if !info.Prefill {
 		t.Error("Prefill is false: the provider continues a trailing assistant message")
 	}

@@ -14,16 +14,22 @@ import (
 
 // wireRequest is the body of POST /v1/messages.
 type wireRequest struct {
-	Model         string        `json:"model"`
-	MaxTokens     int           `json:"max_tokens"`
-	System        string        `json:"system,omitempty"`
+	Model     string `json:"model"`
+	MaxTokens int    `json:"max_tokens"`
+	// System is a plain string when the prompt is one block without a
+	// breakpoint (the form every Anthropic-compatible endpoint takes), else
+	// an array of text blocks.
+	System        any           `json:"system,omitempty"`
 	Messages      []wireMessage `json:"messages"`
 	Tools         []wireTool    `json:"tools,omitempty"`
 	ToolChoice    *wireChoice   `json:"tool_choice,omitempty"`
 	StopSequences []string      `json:"stop_sequences,omitempty"`
 	Temperature   *float64      `json:"temperature,omitempty"`
 	Thinking      *wireThinking `json:"thinking,omitempty"`
+	OutputConfig  *wireOutput   `json:"output_config,omitempty"`
 	Stream        bool          `json:"stream"`
+
+	systemBlocks []wireBlock // System as blocks, for counting breakpoints
 }
 
 type wireMessage struct {
@@ -37,7 +43,9 @@ type wireBlock struct {
 
 	Text string `json:"text,omitempty"` // text
 
-	Source *wireSource `json:"source,omitempty"` // image
+	Source  *wireSource `json:"source,omitempty"`  // image, document
+	Title   string      `json:"title,omitempty"`   // document
+	Context string      `json:"context,omitempty"` // document
 
 	ID    string          `json:"id,omitempty"`    // tool_use
 	Name  string          `json:"name,omitempty"`  // tool_use
@@ -50,24 +58,29 @@ type wireBlock struct {
 	Thinking  *string `json:"thinking,omitempty"`  // thinking (present even when empty)
 	Signature string  `json:"signature,omitempty"` // thinking
 	Data      string  `json:"data,omitempty"`      // redacted_thinking
+
+	CacheControl *wireCache `json:"cache_control,omitempty"`
 }
 
 type wireSource struct {
-	Type      string `json:"type"` // base64 | url
+	Type      string `json:"type"` // base64 | url | text
 	MediaType string `json:"media_type,omitempty"`
 	Data      string `json:"data,omitempty"`
 	URL       string `json:"url,omitempty"`
 }
 
 type wireTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *wireCache      `json:"cache_control,omitempty"`
 }
 
 type wireChoice struct {
 	Type string `json:"type"` // auto | any | tool | none
 	Name string `json:"name,omitempty"`
+	// DisableParallelToolUse: at most one tool call (sdk.ToolChoice.Sequential).
+	DisableParallelToolUse bool `json:"disable_parallel_tool_use,omitempty"`
 }
 
 type wireThinking struct {
@@ -106,17 +119,25 @@ func buildRequest(req *sdk.Request, c config) (*wireRequest, error) {
 		w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
 	}
 
-	system := []string{}
-	if s := sdk.SystemText(req.System); s != "" {
-		system = append(system, s)
+	var system []wireBlock
+	for i, t := range req.System {
+		b, err := textBlock(t)
+		if err != nil {
+			return nil, sdk.Permanentf("system part %d: %v", i, err)
+		}
+		if b != nil {
+			system = append(system, *b)
+		}
 	}
 	for i, m := range req.Messages {
 		if m.Role == sdk.RoleSystem {
 			// The Messages API has no system turn: system messages join the
-			// top-level system prompt, in order.
-			if t := sdk.TextOf(m.Parts); t != "" {
-				system = append(system, t)
+			// top-level system prompt, in order, as blocks of their own.
+			blocks, err := systemMessageBlocks(m)
+			if err != nil {
+				return nil, sdk.Permanentf("message %d: %v", i, err)
 			}
+			system = append(system, blocks...)
 			continue
 		}
 		role, blocks, err := messageBlocks(m)
@@ -125,7 +146,21 @@ func buildRequest(req *sdk.Request, c config) (*wireRequest, error) {
 		}
 		w.Messages = appendTurn(w.Messages, role, blocks)
 	}
-	w.System = strings.Join(system, "\n\n")
+	if req.Output != nil {
+		if w.OutputConfig, err = outputConfig(req.Output); err != nil {
+			return nil, err
+		}
+		if w.OutputConfig == nil {
+			system = append(system, wireBlock{Type: "text", Text: jsonObjectInstruction})
+		}
+	}
+	w.systemBlocks = system
+	switch {
+	case len(system) == 1 && system[0].CacheControl == nil:
+		w.System = system[0].Text
+	case len(system) > 0:
+		w.System = system
+	}
 	for i := range w.Messages {
 		if w.Messages[i].Role == "user" {
 			toolResultsFirst(w.Messages[i].Content)
@@ -140,9 +175,16 @@ func buildRequest(req *sdk.Request, c config) (*wireRequest, error) {
 		if !json.Valid(schema) {
 			return nil, sdk.Permanentf("tool %q: input schema is not valid JSON", t.Name)
 		}
-		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		cc, err := cacheControl(t.Cache)
+		if err != nil {
+			return nil, sdk.Permanentf("tool %q: %v", t.Name, err)
+		}
+		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema, CacheControl: cc})
 	}
 	if w.ToolChoice, err = toolChoice(req.ToolChoice, len(w.Tools)); err != nil {
+		return nil, err
+	}
+	if err := countBreakpoints(w); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -165,9 +207,22 @@ func messageBlocks(m sdk.Message) (string, []wireBlock, error) {
 	for _, p := range m.Parts {
 		switch p := p.(type) {
 		case sdk.Text:
-			if p.Text != "" { // the API refuses empty text blocks
-				blocks = append(blocks, wireBlock{Type: "text", Text: p.Text})
+			b, err := textBlock(p)
+			if err != nil {
+				return "", nil, err
 			}
+			if b != nil {
+				blocks = append(blocks, *b)
+			}
+		case sdk.Document:
+			if role != "user" {
+				return "", nil, errors.New("a document may only appear in a user message")
+			}
+			b, err := documentBlock(p)
+			if err != nil {
+				return "", nil, err
+			}
+			blocks = append(blocks, b)
 		case sdk.Image:
 			if role != "user" {
 				return "", nil, errors.New("an image may only appear in a user message")
@@ -241,7 +296,53 @@ func toolResultsFirst(blocks []wireBlock) {
 	copy(blocks[len(results):], others)
 }
 
+// textBlock renders a text part; nil for an empty one, which the API
+// refuses. A breakpoint on an empty part has no block to sit on and is
+// refused rather than dropped.
+func textBlock(p sdk.Text) (*wireBlock, error) {
+	cc, err := cacheControl(p.Cache)
+	if err != nil {
+		return nil, err
+	}
+	if p.Text == "" {
+		if cc != nil {
+			return nil, errors.New("a cache breakpoint on an empty text part")
+		}
+		return nil, nil
+	}
+	return &wireBlock{Type: "text", Text: p.Text, CacheControl: cc}, nil
+}
+
+// systemMessageBlocks renders a RoleSystem message: text only.
+func systemMessageBlocks(m sdk.Message) ([]wireBlock, error) {
+	var blocks []wireBlock
+	for _, p := range m.Parts {
+		t, ok := p.(sdk.Text)
+		if !ok {
+			return nil, fmt.Errorf("a system message may hold only text, not %T", p)
+		}
+		b, err := textBlock(t)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			blocks = append(blocks, *b)
+		}
+	}
+	return blocks, nil
+}
+
 func imageBlock(p sdk.Image) (wireBlock, error) {
+	cc, err := cacheControl(p.Cache)
+	if err != nil {
+		return wireBlock{}, err
+	}
+	b, err := imageSource(p)
+	b.CacheControl = cc
+	return b, err
+}
+
+func imageSource(p sdk.Image) (wireBlock, error) {
 	if len(p.Data) == 0 {
 		if p.URL == "" {
 			return wireBlock{}, errors.New("an image needs data or a URL")
@@ -281,17 +382,35 @@ func toolUseBlock(p sdk.ToolCall) (wireBlock, error) {
 	if err != nil {
 		return wireBlock{}, fmt.Errorf("tool call %q: %w", p.ID, err)
 	}
-	return wireBlock{Type: "tool_use", ID: p.ID, Name: p.Name, Input: input}, nil
+	cc, err := cacheControl(p.Cache)
+	if err != nil {
+		return wireBlock{}, fmt.Errorf("tool call %q: %w", p.ID, err)
+	}
+	return wireBlock{Type: "tool_use", ID: p.ID, Name: p.Name, Input: input, CacheControl: cc}, nil
 }
 
 func toolResultBlock(p sdk.ToolResult) (wireBlock, error) {
-	b := wireBlock{Type: "tool_result", ToolUseID: p.CallID, IsError: p.IsError}
+	cc, err := cacheControl(p.Cache)
+	if err != nil {
+		return wireBlock{}, fmt.Errorf("tool result %q: %w", p.CallID, err)
+	}
+	b := wireBlock{Type: "tool_result", ToolUseID: p.CallID, IsError: p.IsError, CacheControl: cc}
 	for _, part := range p.Content {
 		switch part := part.(type) {
 		case sdk.Text:
-			if part.Text != "" {
-				b.Content = append(b.Content, wireBlock{Type: "text", Text: part.Text})
+			tb, err := textBlock(part)
+			if err != nil {
+				return wireBlock{}, fmt.Errorf("tool result %q: %w", p.CallID, err)
 			}
+			if tb != nil {
+				b.Content = append(b.Content, *tb)
+			}
+		case sdk.Document:
+			db, err := documentBlock(part)
+			if err != nil {
+				return wireBlock{}, fmt.Errorf("tool result %q: %w", p.CallID, err)
+			}
+			b.Content = append(b.Content, db)
 		case sdk.Image:
 			ib, err := imageBlock(part)
 			if err != nil {
@@ -305,9 +424,23 @@ func toolResultBlock(p sdk.ToolResult) (wireBlock, error) {
 	return b, nil
 }
 
+// toolChoice renders the tool choice. Sequential becomes
+// disable_parallel_tool_use on auto, any and tool; with none, or with no
+// tools, there is no parallel use to disable.
 func toolChoice(tc sdk.ToolChoice, tools int) (*wireChoice, error) {
+	c, err := toolChoiceMode(tc, tools)
+	if c != nil && c.Type != "none" && tc.Sequential {
+		c.DisableParallelToolUse = true
+	}
+	return c, err
+}
+
+func toolChoiceMode(tc sdk.ToolChoice, tools int) (*wireChoice, error) {
 	switch tc.Mode {
 	case sdk.ToolChoiceAuto:
+		if tc.Sequential && tools > 0 {
+			return &wireChoice{Type: "auto"}, nil
+		}
 		return nil, nil // the API's default when tools are given
 	case sdk.ToolChoiceNone:
 		if tools == 0 {

@@ -128,6 +128,68 @@ func TestBuildRequest(t *testing.T) {
 			Tools: []sdk.ToolSpec{weatherTool, timeTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceRequired},
 			Messages: []sdk.Message{user(text("hi"))},
 		}},
+		"cache-breakpoints-system-messages-tools": {cfg: base, req: sdk.Request{
+			System: []sdk.Text{{Text: "You are a librarian.", Cache: sdk.Cache1h}, {Text: "Today is Tuesday."}},
+			Tools:  []sdk.ToolSpec{timeTool, {Name: weatherTool.Name, Description: weatherTool.Description, InputSchema: weatherTool.InputSchema, Cache: sdk.CacheDefault}},
+			Messages: []sdk.Message{
+				{Role: sdk.RoleSystem, Parts: []sdk.Part{text("Answer briefly.")}},
+				user(sdk.Text{Text: "A long document.", Cache: sdk.Cache5m}, text("What is it about?")),
+				assistant(sdk.ToolCall{ID: "toolu_1", Name: "weather", Input: json.RawMessage(`{"location":"Rome"}`)}),
+				toolMsg(sdk.ToolResult{CallID: "toolu_1", Content: []sdk.Part{text("20°C")}, Cache: sdk.Cache5m}),
+			},
+		}},
+		"cache-breakpoints-image-tool-use-result-text": {cfg: base, req: sdk.Request{
+			Tools: []sdk.ToolSpec{{Name: "screenshot"}},
+			Messages: []sdk.Message{
+				user(sdk.Image{MediaType: "image/png", Data: pngBytes, Cache: sdk.CacheDefault}),
+				assistant(sdk.ToolCall{ID: "toolu_s", Name: "screenshot", Input: json.RawMessage(`{}`), Cache: sdk.Cache1h}),
+				toolMsg(sdk.ToolResult{CallID: "toolu_s", Content: []sdk.Part{sdk.Text{Text: "the screen", Cache: sdk.Cache1h}}}),
+			},
+		}},
+		"documents-pdf-text-url": {cfg: base, req: sdk.Request{
+			Tools: []sdk.ToolSpec{{Name: "fetch"}},
+			Messages: []sdk.Message{
+				user(
+					sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.4 tiny"), Title: "Report", Context: "Q3 figures", Cache: sdk.Cache1h},
+					sdk.Document{Data: []byte("%PDF-1.7 sniffed")},
+					sdk.Document{MediaType: "text/plain; charset=utf-8", Data: []byte("Plain notes, ünïcode.")},
+					sdk.Document{URL: "https://example.org/paper.pdf", Title: "Paper"},
+					text("Summarise them."),
+				),
+				assistant(sdk.ToolCall{ID: "toolu_f", Name: "fetch", Input: json.RawMessage(`{}`)}),
+				toolMsg(sdk.ToolResult{CallID: "toolu_f", Content: []sdk.Part{sdk.Document{MediaType: "text/plain", Data: []byte("fetched text")}}}),
+			},
+		}},
+		"output-json-schema-with-tools": {cfg: base, req: sdk.Request{
+			Tools:    []sdk.ToolSpec{weatherTool},
+			Output:   &sdk.Output{Kind: sdk.OutputJSONSchema, Name: "forecast", Strict: true, Schema: json.RawMessage(` {"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`)},
+			Messages: []sdk.Message{user(text("Forecast for Rome?"))},
+		}},
+		"output-json-object-instruction": {cfg: base, req: sdk.Request{
+			System:   []sdk.Text{{Text: "You are terse.", Cache: sdk.CacheDefault}},
+			Output:   &sdk.Output{Kind: sdk.OutputJSON},
+			Messages: []sdk.Message{user(text("Give me a JSON object about Rome."))},
+		}},
+		"tool-choice-sequential-auto": {cfg: base, req: sdk.Request{
+			Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Sequential: true},
+			Messages: []sdk.Message{user(text("hi"))},
+		}},
+		"tool-choice-sequential-required": {cfg: base, req: sdk.Request{
+			Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceRequired, Sequential: true},
+			Messages: []sdk.Message{user(text("hi"))},
+		}},
+		"tool-choice-sequential-named": {cfg: base, req: sdk.Request{
+			Tools: []sdk.ToolSpec{weatherTool, timeTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "time", Sequential: true},
+			Messages: []sdk.Message{user(text("hi"))},
+		}},
+		"tool-choice-sequential-none": {cfg: base, req: sdk.Request{
+			Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceNone, Sequential: true},
+			Messages: []sdk.Message{user(text("hi"))},
+		}},
+		"tool-choice-sequential-without-tools": {cfg: base, req: sdk.Request{
+			ToolChoice: sdk.ToolChoice{Sequential: true},
+			Messages:   []sdk.Message{user(text("hi"))},
+		}},
 		"tool-choice-named": {cfg: base, req: sdk.Request{
 			Tools: []sdk.ToolSpec{weatherTool, timeTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "time"},
 			Messages: []sdk.Message{user(text("hi"))},
@@ -177,7 +239,23 @@ func TestBuildRequestRefuses(t *testing.T) {
 		"image without data or url":  {cfg: base, req: sdk.Request{Messages: []sdk.Message{user(sdk.Image{MediaType: "image/png"})}}, want: "needs data or a URL"},
 		"image that is not an image": {cfg: base, req: sdk.Request{Messages: []sdk.Message{user(sdk.Image{Data: []byte("plain text")})}}, want: "not an image type"},
 		"unknown role":               {cfg: base, req: sdk.Request{Messages: []sdk.Message{{Role: "narrator", Parts: []sdk.Part{text("x")}}}}, want: "unknown role"},
-		"bad thinking option":        {cfg: base, req: sdk.Request{Messages: hi, Options: map[string]json.RawMessage{"thinking_budget": json.RawMessage(`"lots"`)}}, want: "thinking_budget"},
+		"five cache breakpoints": {cfg: base, req: sdk.Request{
+			System:   []sdk.Text{{Text: "a", Cache: sdk.CacheDefault}, {Text: "b", Cache: sdk.Cache1h}},
+			Tools:    []sdk.ToolSpec{{Name: "t", Cache: sdk.Cache5m}},
+			Messages: []sdk.Message{user(sdk.Text{Text: "c", Cache: sdk.Cache5m}), assistant(text("d")), toolMsg(sdk.ToolResult{CallID: "x", Content: []sdk.Part{sdk.Text{Text: "e", Cache: sdk.Cache5m}}})},
+		}, want: "5 cache breakpoints in one request; the Messages API allows at most 4"},
+		"unknown cache breakpoint":     {cfg: base, req: sdk.Request{Messages: []sdk.Message{user(sdk.Text{Text: "x", Cache: "forever"})}}, want: `unknown cache breakpoint "forever"`},
+		"breakpoint on empty text":     {cfg: base, req: sdk.Request{System: []sdk.Text{{Cache: sdk.Cache5m}}, Messages: hi}, want: "system part 0: a cache breakpoint on an empty text part"},
+		"image in a system message":    {cfg: base, req: sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleSystem, Parts: []sdk.Part{sdk.Image{URL: "https://example.org/x.png"}}}, user(text("hi"))}}, want: "a system message may hold only text"},
+		"document without data or url": {cfg: base, req: sdk.Request{Messages: []sdk.Message{user(sdk.Document{Title: "x"})}}, want: "a document needs data or a URL"},
+		"document of another type":     {cfg: base, req: sdk.Request{Messages: []sdk.Message{user(sdk.Document{MediaType: "application/msword", Data: []byte("doc")})}}, want: `document media type "application/msword"`},
+		"text document by url":         {cfg: base, req: sdk.Request{Messages: []sdk.Message{user(sdk.Document{MediaType: "text/plain", URL: "https://example.org/a.txt"})}}, want: "a document by URL must be a PDF"},
+		"text document not utf-8":      {cfg: base, req: sdk.Request{Messages: []sdk.Message{user(sdk.Document{MediaType: "text/plain", Data: []byte{0xff, 0xfe}})}}, want: "must be UTF-8"},
+		"document from the model":      {cfg: base, req: sdk.Request{Messages: []sdk.Message{assistant(sdk.Document{URL: "https://example.org/a.pdf"})}}, want: "a document may only appear"},
+		"output schema not an object":  {cfg: base, req: sdk.Request{Messages: hi, Output: &sdk.Output{Kind: sdk.OutputJSONSchema, Schema: json.RawMessage(`[1]`)}}, want: "the schema must be a JSON object"},
+		"output schema missing":        {cfg: base, req: sdk.Request{Messages: hi, Output: &sdk.Output{Kind: sdk.OutputJSONSchema}}, want: "the schema must be a JSON object"},
+		"output of unknown kind":       {cfg: base, req: sdk.Request{Messages: hi, Output: &sdk.Output{Kind: "yaml"}}, want: `unknown kind "yaml"`},
+		"bad thinking option":          {cfg: base, req: sdk.Request{Messages: hi, Options: map[string]json.RawMessage{"thinking_budget": json.RawMessage(`"lots"`)}}, want: "thinking_budget"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

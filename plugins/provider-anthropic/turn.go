@@ -26,6 +26,30 @@ type wireUsage struct {
 	OutputTokens             *int64 `json:"output_tokens"`
 	CacheReadInputTokens     *int64 `json:"cache_read_input_tokens"`
 	CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens"`
+	// CacheCreation splits the writes by lifetime; its sum stands in for
+	// cache_creation_input_tokens when only it is reported.
+	CacheCreation *struct {
+		Ephemeral5m *int64 `json:"ephemeral_5m_input_tokens"`
+		Ephemeral1h *int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
+}
+
+// cacheWrites is the tokens written to the cache, nil when not reported.
+func (u *wireUsage) cacheWrites() *int64 {
+	if u.CacheCreationInputTokens != nil || u.CacheCreation == nil {
+		return u.CacheCreationInputTokens
+	}
+	c := u.CacheCreation
+	if c.Ephemeral5m == nil && c.Ephemeral1h == nil {
+		return nil
+	}
+	var n int64
+	for _, v := range []*int64{c.Ephemeral5m, c.Ephemeral1h} {
+		if v != nil {
+			n += *v
+		}
+	}
+	return &n
 }
 
 // usage reports u: its counts are disjoint already, as sdk.Usage wants.
@@ -35,7 +59,7 @@ func (t *turn) usage(u *wireUsage) {
 			InputTokens:      u.InputTokens,
 			OutputTokens:     u.OutputTokens,
 			CacheReadTokens:  u.CacheReadInputTokens,
-			CacheWriteTokens: u.CacheCreationInputTokens,
+			CacheWriteTokens: u.cacheWrites(),
 		})
 	}
 }
