@@ -70,7 +70,14 @@ func (p *provider) Models(context.Context) ([]sdk.Model, error) {
 func (p *provider) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
 	params := anthropic.MessageNewParams{Model: p.cfg.Model, MaxTokens: p.cfg.MaxTokens}
 	for _, t := range req.System {
-		params.System = append(params.System, anthropic.TextBlockParam{Text: t.Text})
+		b := anthropic.TextBlockParam{Text: t.Text}
+		switch t.Cache { // a prompt-cache breakpoint after this block
+		case sdk.CacheDefault:
+			b.CacheControl = anthropic.NewCacheControlEphemeralParam()
+		case sdk.Cache5m, sdk.Cache1h:
+			b.CacheControl = anthropic.CacheControlEphemeralParam{TTL: anthropic.CacheControlEphemeralTTL(t.Cache)}
+		}
+		params.System = append(params.System, b)
 	}
 	for _, m := range req.Messages {
 		block := anthropic.NewTextBlock(sdk.TextOf(m.Parts))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -91,4 +92,39 @@ func TestConformance(t *testing.T) {
 		Config:   []byte(`{"model":"claude-test"}`),
 		Upstream: &upstream{},
 	})
+}
+
+// System parts keep their prompt-cache breakpoints on the wire.
+func TestSystemCacheBreakpoints(t *testing.T) {
+	egress := sdktest.NewFakeEgress(t, &upstream{})
+	p := &provider{}
+	cfg := sdk.Config{Values: []byte(`{"base_url":"https://api.anthropic.com","model":"claude-test","max_tokens":64}`), Egress: egress}
+	if err := p.Configure(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	req := &sdk.Request{
+		System:   []sdk.Text{{Text: "a", Cache: sdk.Cache1h}, {Text: "b", Cache: sdk.CacheDefault}, {Text: "c"}},
+		Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: "Hi"}}}},
+	}
+	if err := p.Generate(context.Background(), req, sdk.SinkFunc(func(context.Context, sdk.Event) error { return nil })); err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	sent := egress.Requests()
+	if len(sent) != 1 {
+		t.Fatalf("%d requests, want 1", len(sent))
+	}
+	var body struct {
+		System []map[string]any `json:"system"`
+	}
+	if err := json.Unmarshal(sent[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{
+		{"type": "text", "text": "a", "cache_control": map[string]any{"type": "ephemeral", "ttl": "1h"}},
+		{"type": "text", "text": "b", "cache_control": map[string]any{"type": "ephemeral"}},
+		{"type": "text", "text": "c"},
+	}
+	if diff := cmp.Diff(want, body.System); diff != "" {
+		t.Errorf("system blocks (-want +got):\n%s", diff)
+	}
 }
