@@ -75,4 +75,7 @@ type ModelInfo struct {
 	Tier   string
 	GoodAt []string
 	Gate   string
+	// Facts are the model catalog's facts of a pin's model; nil for a
+	// whole chain (many models) or when there is no catalog.
+	Facts *ModelFacts
 }

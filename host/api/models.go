@@ -29,6 +29,62 @@ type modelEntry struct {
 	// "disabled": enabled = false). Both are absent for a whole chain.
 	Routable *bool  `json:"routable,omitempty"`
 	Gate     string `json:"gate,omitempty"`
+	// The model catalog's facts of a pin's model (host/catalog), absent
+	// for a whole chain and for an unknown fact: tokens, USD per million
+	// tokens, capabilities, and where each fact came from ("config",
+	// "plugin", "table"). Unservable says why the pin's model cannot be
+	// served (its plugin no longer lists it).
+	ContextWindow   int64             `json:"context_window,omitempty"`
+	MaxOutputTokens int64             `json:"max_output_tokens,omitempty"`
+	Pricing         *pricingJSON      `json:"pricing,omitempty"`
+	Capabilities    *capabilitiesJSON `json:"capabilities,omitempty"`
+	Sources         map[string]string `json:"sources,omitempty"`
+	Unservable      string            `json:"unservable,omitempty"`
+}
+
+// ModelFacts is what the model catalog knows of one pin's model. A zero
+// count, a nil price or capability is unknown.
+type ModelFacts struct {
+	ContextWindow   int64
+	MaxOutputTokens int64
+	Price           ModelPrice
+	Tools, Prefill  *bool
+	Unservable      string
+	Sources         map[string]string // fact → "config", "plugin" or "table"
+}
+
+// ModelPrice is USD per million tokens of each count; nil is unknown.
+type ModelPrice struct {
+	Input, Output, CacheRead, CacheWrite *float64
+}
+
+type pricingJSON struct {
+	Input      *float64 `json:"input_per_mtok,omitempty"`
+	Output     *float64 `json:"output_per_mtok,omitempty"`
+	CacheRead  *float64 `json:"cache_read_per_mtok,omitempty"`
+	CacheWrite *float64 `json:"cache_write_per_mtok,omitempty"`
+}
+
+type capabilitiesJSON struct {
+	Tools   *bool `json:"tools,omitempty"`
+	Prefill *bool `json:"prefill,omitempty"`
+}
+
+// facts adds f to e.
+func (e *modelEntry) facts(f *ModelFacts) {
+	if f == nil {
+		return
+	}
+	e.ContextWindow, e.MaxOutputTokens, e.Unservable = f.ContextWindow, f.MaxOutputTokens, f.Unservable
+	if p := f.Price; p.Input != nil || p.Output != nil || p.CacheRead != nil || p.CacheWrite != nil {
+		e.Pricing = &pricingJSON{p.Input, p.Output, p.CacheRead, p.CacheWrite}
+	}
+	if f.Tools != nil || f.Prefill != nil {
+		e.Capabilities = &capabilitiesJSON{f.Tools, f.Prefill}
+	}
+	if len(f.Sources) > 0 {
+		e.Sources = f.Sources
+	}
 }
 
 type modelList struct {
@@ -60,6 +116,7 @@ func (s *server) entry(m ModelInfo) modelEntry {
 			e.DisplayName += ", not routed: " + gateWhy(m.Gate)
 		}
 	}
+	e.facts(m.Facts)
 	return e
 }
 

@@ -23,7 +23,9 @@ func (b *Daemon) Resolve(model string) (api.Target, bool) {
 }
 
 // Models lists every chain and every CHAIN/PROVIDER pin, from the
-// configuration: no plugin is asked (see docs/decisions.md, 2026-12-02).
+// configuration, each pin with its model catalog facts: no plugin is asked
+// (see docs/decisions.md, 2026-12-02); the catalog has what plugins said
+// when they last ran.
 func (b *Daemon) Models(context.Context) []api.ModelInfo {
 	g := b.current()
 	var out []api.ModelInfo
@@ -34,6 +36,12 @@ func (b *Daemon) Models(context.Context) []api.ModelInfo {
 			m := api.ModelInfo{ID: name + "/" + h.Name, Chain: name, Provider: h.Name, Model: h.Model}
 			if p := g.cfg.Provider(h.Name); p != nil {
 				m.Tier, m.GoodAt, m.Gate = string(p.Tier), p.GoodAt, g.cfg.Gate(p)
+			}
+			if e, ok := g.catalog.Entry(h.Name); ok {
+				m.Facts = modelFacts(e)
+				if m.Model == "" {
+					m.Model = e.Model
+				}
 			}
 			out = append(out, m)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/hcl/config"
+	"github.com/axonhq/axon/host/catalog"
 	"github.com/axonhq/axon/host/chain"
 	"github.com/axonhq/axon/host/egress"
 	"github.com/axonhq/axon/host/faces"
@@ -60,6 +61,8 @@ type Daemon struct {
 	usage *usage.Recorder // nil without Options.Usage
 
 	feed *feed // the panel's live view
+	// learner keeps the provider plugins' answers for the model catalog.
+	learner *learner
 
 	reloading sync.Mutex // one Reload at a time
 	gen       atomic.Pointer[generation]
@@ -81,7 +84,7 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 	if err != nil {
 		return nil, err
 	}
-	b := &Daemon{logger: logger, sup: supervisor.New(logger, opts.Supervisor), opts: opts, feed: newFeed()}
+	b := &Daemon{logger: logger, sup: supervisor.New(logger, opts.Supervisor), opts: opts, feed: newFeed(), learner: newLearner(cfg, logger)}
 	specs, err := pluginSpecs(cfg, lock)
 	if err != nil {
 		b.sup.Close()
@@ -132,10 +135,11 @@ func New(cfg *config.Config, lock *config.Lock, logger hclog.Logger, opts Option
 // hold it while they run (enter, leave), so a Reload can tell when the
 // last request on the old one ended.
 type generation struct {
-	cfg    *config.Config
-	prices *usage.Prices
-	chains map[string]*chain.Chain
-	order  []string // chain names as configured
+	cfg     *config.Config
+	prices  *usage.Prices
+	catalog *catalog.Catalog
+	chains  map[string]*chain.Chain
+	order   []string // chain names as configured
 	// sourced holds, per usage.Source, the chains with the recorder's
 	// observer added; nil without a recorder.
 	sourced map[usage.Source]map[string]*chain.Chain
@@ -149,7 +153,7 @@ type generation struct {
 
 // newGeneration builds cfg's chains over the registered instances.
 func (b *Daemon) newGeneration(cfg *config.Config, prices *usage.Prices) (*generation, error) {
-	g := &generation{cfg: cfg, prices: prices, chains: map[string]*chain.Chain{}, drained: make(chan struct{})}
+	g := &generation{cfg: cfg, prices: prices, catalog: catalog.New(cfg, prices, b.learner.store), chains: map[string]*chain.Chain{}, drained: make(chan struct{})}
 	f, err := newFetcher(cfg.Axon.Media)
 	if err != nil {
 		return nil, err

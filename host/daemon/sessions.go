@@ -21,7 +21,7 @@ func SessionsDir(cfg *config.Config) string { return filepath.Join(cfg.Axon.Stat
 
 // NewSessions returns a session manager that runs on b: its chains (as
 // usage.SourceSession), its tool blocks, the vault's recall tool and the
-// providers' prices. It does no I/O; Start on it resumes the runs a crash
+// model catalog. It does no I/O; Start on it resumes the runs a crash
 // left open.
 func (b *Daemon) NewSessions() (*session.Manager, error) {
 	g := b.current()
@@ -36,15 +36,7 @@ func (b *Daemon) NewSessions() (*session.Manager, error) {
 			tools[session.RecallBlock] = session.NewRecall(g.cfg.Vault.Dir)
 		}
 	}
-	// A run's budget prices its steps as the usage facts do: pricing {}
-	// over the price table's row for the block's model, a local or
-	// subscription tier free per token.
-	prices := map[string]session.Price{}
-	for _, p := range g.cfg.Providers {
-		pr, _ := g.prices.Lookup(p.Name, p.Model())
-		prices[p.Name] = session.Price{
-			InputPerMTok: pr.Input, OutputPerMTok: pr.Output, CacheReadPerMTok: pr.CacheRead, CacheWritePerMTok: pr.CacheWrite,
-		}
-	}
-	return session.New(session.Options{Dir: SessionsDir(g.cfg), Chains: b.For(usage.SourceSession), Tools: tools, Prices: prices, Logger: b.logger})
+	// A run freezes its chain's catalog entries: the prices its budget
+	// and usage facts are priced at, as the usage facts do.
+	return session.New(session.Options{Dir: SessionsDir(g.cfg), Chains: b.For(usage.SourceSession), Tools: tools, Catalog: sessionCatalog{b}, Logger: b.logger})
 }

@@ -149,16 +149,12 @@ func (m *Manager) freeze(ctx context.Context, p Params) (*RunStarted, error) {
 	if err != nil {
 		return nil, invalidf("chain", "%v", err)
 	}
-	for _, h := range ch.Hops {
-		price, ok := m.opts.Prices[h.Name]
-		if ok {
-			if st.Prices == nil {
-				st.Prices = map[string]Price{}
-			}
-			st.Prices[h.Name] = price
-		}
-		if p.Budget.CostUSD != nil && !price.priced() {
-			return nil, invalidf("budget.cost_usd", "provider %q of chain %q has no input and output pricing, so a cost budget cannot be enforced", h.Name, st.Chain)
+	if st.Models, err = m.freezeModels(ctx, ch); err != nil {
+		return nil, err
+	}
+	for _, f := range st.Models {
+		if p.Budget.CostUSD != nil && !f.Price.priced() {
+			return nil, invalidf("budget.cost_usd", "provider %q of chain %q has no input and output pricing, so a cost budget cannot be enforced", f.Provider, st.Chain)
 		}
 	}
 	if st.Tools, err = m.freezeTools(ctx, st.ToolBlocks); err != nil {
@@ -231,13 +227,17 @@ func (m *Manager) Cancel(ctx context.Context, id, runID string) (string, error) 
 }
 
 // Resume continues session id's paused run: RunResumed is written and the
-// loop calls the model again.
+// loop calls the model again. A run whose frozen model is no longer
+// served is refused with a *ModelError, and stays paused.
 func (m *Manager) Resume(ctx context.Context, id, runID string) (string, error) {
 	return m.onOpenRun(id, runID, func(a *actor, r *runState) error {
 		if r.status != StatusPaused {
 			return fmt.Errorf("%w: run %s is %s, not paused", ErrNoOpenRun, r.id, r.status)
 		}
 		if err := m.admitting(); err != nil {
+			return err
+		}
+		if _, err := m.runChain(ctx, r.id, r.start); errors.Is(err, ErrModelUnservable) {
 			return err
 		}
 		if _, err := a.commit(Record{Type: RecRunResumed, RunID: r.id}); err != nil {

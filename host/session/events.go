@@ -38,6 +38,9 @@ type Event struct {
 	Tools          []string `json:"tools,omitempty"`
 	MaxTurns       int      `json:"max_turns,omitempty"`
 	Budget         *Budget  `json:"budget,omitempty"`
+	// Models are the chain's models as admission froze them (absent for a
+	// run admitted before the catalog).
+	Models []ModelFacts `json:"models,omitempty"`
 
 	// user_message, model_step, tool_result
 	Text      string `json:"text,omitempty"`
@@ -106,6 +109,7 @@ func expand(seq uint64, rec Record) ([]Event, error) {
 		st := rec.RunStarted
 		e := ev(0, EvRunStarted)
 		e.IdempotencyKey, e.Chain, e.ToolBlocks, e.MaxTurns = st.IdempotencyKey, st.Chain, st.ToolBlocks, st.MaxTurns
+		e.Models = st.Models
 		for _, t := range st.Tools {
 			e.Tools = append(e.Tools, t.Name)
 		}

@@ -268,6 +268,8 @@ func errorStatus(err error) (int, string) {
 		return http.StatusConflict, "idempotency_key_reused"
 	case errors.Is(err, ErrNoOpenRun):
 		return http.StatusConflict, "no_open_run"
+	case errors.Is(err, ErrModelUnservable):
+		return http.StatusConflict, "model_unservable"
 	case errors.Is(err, ErrLogFailed):
 		return http.StatusServiceUnavailable, "session_log_failed"
 	case errors.Is(err, ErrLocked):

@@ -31,10 +31,11 @@ type Options struct {
 	// configured tool plugins, plus Recall under RecallBlock when the
 	// configuration has a vault.
 	Tools map[string]Tool
-	// Prices are the providers' prices by provider block name; a run
-	// freezes those of its chain.
-	Prices map[string]Price
-	Logger hclog.Logger
+	// Catalog describes the model each provider block serves; a run
+	// freezes the entries of its chain (their prices are its cost basis).
+	// Nil: each hop's own model and window, no prices.
+	Catalog Catalog
+	Logger  hclog.Logger
 
 	// Grace is how long in-flight tool calls may finish after a cancel or
 	// SIGTERM before they are abandoned (and named indeterminate). 5s.

@@ -27,7 +27,7 @@ func TestProjectionsRebuiltFromTheWAL(t *testing.T) {
 		}
 		return a, nil
 	}
-	withPrices := func(o *Options) { o.Prices = map[string]Price{"fake": price} }
+	withPrices := func(o *Options) { o.Catalog = fixedCatalog{"fake": {Provider: "fake", Model: "fake-1", Price: price}} }
 	r := newRig(t, script, map[string]Tool{"clock": newTool(sdk.SideEffectNone, "now")}, withPrices)
 	r.wait(r.send(Params{Prompt: "one", Tools: []string{"clock"}}))
 	reported = false

@@ -53,8 +53,15 @@ type RunStarted struct {
 	Tools      []FrozenTool `json:"tools,omitempty"`
 	MaxTurns   int          `json:"max_turns"`
 	Budget     Budget       `json:"budget,omitzero"`
-	// Prices holds the chain's providers' prices (USD per million tokens)
-	// at admission: the cost basis of the run's usage facts and budget.
+	// Models are the chain's hops as the catalog described them at
+	// admission, in order: the provider block, its model, its window, its
+	// prices (the cost basis of the run's usage facts and budget) and
+	// capabilities. A resumed run runs on these alone, or is refused
+	// (ModelError) when one is no longer served.
+	Models []ModelFacts `json:"models,omitempty"`
+	// Prices is the cost basis of a run admitted before the catalog (its
+	// RunStarted has no Models), by provider block. It is no longer
+	// written.
 	Prices map[string]Price `json:"prices,omitempty"`
 }
 
@@ -159,8 +166,13 @@ type RunEnd struct {
 // PauseReason says why a run paused.
 type PauseReason string
 
-// PauseModelUnavailable: no provider of the chain answered the model step.
-const PauseModelUnavailable PauseReason = "model_unavailable"
+const (
+	// PauseModelUnavailable: no provider of the chain answered the model step.
+	PauseModelUnavailable PauseReason = "model_unavailable"
+	// PauseModelUnservable: a model the run was admitted with is no longer
+	// served (ModelError): a resume is refused until it is again.
+	PauseModelUnservable PauseReason = "model_unservable"
+)
 
 // RunPause stops a run in a resumable state: every tool call has a result
 // and the next step is a model call. POST …/resume continues it.

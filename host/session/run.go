@@ -126,11 +126,20 @@ func (a *actor) finish(runID string, end *RunEnd) error {
 
 // modelStep runs step n through the run's chain and commits the answer as
 // ModelStepFinished. A chain that cannot answer pauses the run (it may be
-// resumed when a provider is back); a refusal finishes it. A stop cancels
-// the call and leaves the decision to the loop. The returned error is a
-// failed commit only.
+// resumed when a provider is back); a refusal finishes it. A frozen model
+// no longer served (ModelError) pauses the run before any call: it is
+// never moved to another model. A stop cancels the call and leaves the
+// decision to the loop. The returned error is a failed commit only.
 func (a *actor) modelStep(rn *runner, start RunStarted, n int, req *sdk.Request) error {
-	ch, err := a.m.opts.Chains.Chain(start.Chain)
+	ch, err := a.m.runChain(rn.ctx, rn.id, start)
+	var me *ModelError
+	if errors.As(err, &me) {
+		a.m.log.Warn("run paused: its model is no longer served", "session", a.id, "run", rn.id, "provider", me.Provider, "model", me.Model, "why", me.Why)
+		return a.exec(func() error {
+			_, err := a.commit(Record{Type: RecRunPaused, RunID: rn.id, Paused: &RunPause{Reason: PauseModelUnservable, Error: &ErrorInfo{Code: "model_unservable", Message: me.Error()}}})
+			return err
+		})
+	}
 	if err != nil {
 		return a.finish(rn.id, &RunEnd{Reason: EndFailed, Error: &ErrorInfo{Code: "no_chain", Message: err.Error()}})
 	}

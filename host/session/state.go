@@ -149,7 +149,7 @@ func (r *runState) addStep(seq uint64, rec Record) error {
 	}
 	r.steps = append(r.steps, st)
 	var cost *float64
-	if price, ok := r.start.Prices[m.Provider]; ok {
+	if price, ok := r.start.price(m.Provider); ok {
 		cost = price.cost(m.Usage)
 	}
 	r.spent.add(m.Usage, cost)
