@@ -16,8 +16,8 @@ func (anthropicDialect) idPrefix() string { return "msg_" }
 
 func (anthropicDialect) errorBody(e *wireError) (int, []byte) { return e.anthropic() }
 
-// anthropicRequest is the part of a Messages request axon reads. Fields it
-// does not know (service_tier, ...) are ignored; of metadata, only task.
+// anthropicRequest is the part of a Messages request axon translates.
+// anthropicFields sorts the rest: refused, or listed as ignored.
 type anthropicRequest struct {
 	Model         string                 `json:"model"`
 	MaxTokens     *int                   `json:"max_tokens"`
@@ -30,6 +30,10 @@ type anthropicRequest struct {
 	Stream        bool                   `json:"stream"`
 	Thinking      *anthropicThinkingOpt  `json:"thinking"`
 	Metadata      json.RawMessage        `json:"metadata"` // only task is read: the task hint
+	OutputConfig  *struct {
+		Format *anthropicFormat `json:"format"`
+	} `json:"output_config"`
+	OutputFormat *anthropicFormat `json:"output_format"` // the older beta form of output_config.format
 	// Passed to the provider plugins through sdk.Request.Options.
 	TopP json.RawMessage `json:"top_p"`
 	TopK json.RawMessage `json:"top_k"`
@@ -54,8 +58,15 @@ type anthropicBlock struct {
 	Thinking  string                 `json:"thinking"`
 	Signature string                 `json:"signature"`
 	Data      string                 `json:"data"`
+	Title     string                 `json:"title"`   // of a document
+	Context   string                 `json:"context"` // of a document
+	Citations *struct {
+		Enabled bool `json:"enabled"`
+	} `json:"citations"` // of a document
+	CacheControl *cacheControl `json:"cache_control"`
 }
 
+// anthropicImage is the source of an image or a document block.
 type anthropicImage struct {
 	Type      string     `json:"type"`
 	MediaType string     `json:"media_type"`
@@ -64,10 +75,11 @@ type anthropicImage struct {
 }
 
 type anthropicTool struct {
-	Type        string          `json:"type"`
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Type         string          `json:"type"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control"`
 }
 
 type anthropicToolChoice struct {
@@ -99,8 +111,11 @@ func (anthropicDialect) decode(body []byte) (*call, error) {
 	if len(w.Messages) == 0 {
 		return nil, missing("messages")
 	}
+	ignored, err := anthropicFields(body)
+	if err != nil {
+		return nil, err
+	}
 	req := &sdk.Request{MaxTokens: *w.MaxTokens, Temperature: w.Temperature, StopSequences: w.StopSequences}
-	var err error
 	if req.System, err = anthropicSystem(w.System); err != nil {
 		return nil, err
 	}
@@ -120,13 +135,22 @@ func (anthropicDialect) decode(body []byte) (*call, error) {
 	case t.Type == "disabled":
 		setOption(req, "thinking_budget", json.RawMessage("0"))
 	}
+	switch {
+	case w.OutputConfig != nil && w.OutputConfig.Format != nil:
+		req.Output, err = anthropicOutput("output_config.format", w.OutputConfig.Format)
+	case w.OutputFormat != nil:
+		req.Output, err = anthropicOutput("output_format", w.OutputFormat)
+	}
+	if err != nil {
+		return nil, err
+	}
 	setOption(req, "top_p", w.TopP)
 	setOption(req, "top_k", w.TopK)
 	task, err := metadataTask(w.Metadata)
 	if err != nil {
 		return nil, err
 	}
-	return &call{model: w.Model, req: req, stream: w.Stream, task: task}, nil
+	return &call{model: w.Model, req: req, stream: w.Stream, task: task, ignored: ignored.header()}, nil
 }
 
 // anthropicSystem reads system: a string or a list of text blocks.
@@ -144,7 +168,11 @@ func anthropicSystem(sys textOr[anthropicBlock]) ([]sdk.Text, error) {
 		if b.Type != "text" {
 			return nil, unsupportedf(fmt.Sprintf("system[%d].type", i), "%q is not supported: only text", b.Type)
 		}
-		texts = append(texts, sdk.Text{Text: b.Text})
+		cache, err := cacheOf(fmt.Sprintf("system[%d].cache_control", i), b.CacheControl)
+		if err != nil {
+			return nil, err
+		}
+		texts = append(texts, sdk.Text{Text: b.Text, Cache: cache})
 	}
 	return texts, nil
 }
@@ -214,11 +242,17 @@ func anthropicContent(param string, c textOr[anthropicBlock]) ([]anthropicBlock,
 }
 
 func anthropicUserPart(param string, b anthropicBlock, names toolNames) (sdk.Part, error) {
+	cache, err := cacheOf(param+".cache_control", b.CacheControl)
+	if err != nil {
+		return nil, err
+	}
 	switch b.Type {
 	case "text":
-		return sdk.Text{Text: b.Text}, nil
+		return sdk.Text{Text: b.Text, Cache: cache}, nil
 	case "image":
-		return anthropicImagePart(param+".source", b.Source)
+		return anthropicImagePart(param+".source", b.Source, cache)
+	case "document":
+		return anthropicDocument(param, b, cache)
 	case "tool_result":
 		if b.ToolUseID == "" {
 			return nil, missing(param + ".tool_use_id")
@@ -230,15 +264,19 @@ func anthropicUserPart(param string, b anthropicBlock, names toolNames) (sdk.Par
 		if err != nil {
 			return nil, err
 		}
-		return sdk.ToolResult{CallID: b.ToolUseID, Name: names[b.ToolUseID], Content: content, IsError: b.IsError}, nil
+		return sdk.ToolResult{CallID: b.ToolUseID, Name: names[b.ToolUseID], Content: content, IsError: b.IsError, Cache: cache}, nil
 	}
-	return nil, unsupportedf(param+".type", "%q is not supported in a user turn: only text, image and tool_result", b.Type)
+	return nil, unsupportedf(param+".type", "%q is not supported in a user turn: only text, image, document and tool_result", b.Type)
 }
 
 func anthropicAssistantPart(param string, b anthropicBlock, names toolNames) (sdk.Part, error) {
+	cache, err := cacheOf(param+".cache_control", b.CacheControl)
+	if err != nil {
+		return nil, err
+	}
 	switch b.Type {
 	case "text":
-		return sdk.Text{Text: b.Text}, nil
+		return sdk.Text{Text: b.Text, Cache: cache}, nil
 	case "thinking":
 		return sdk.Reasoning{Text: b.Thinking, Signature: b.Signature}, nil
 	case "redacted_thinking":
@@ -258,28 +296,39 @@ func anthropicAssistantPart(param string, b anthropicBlock, names toolNames) (sd
 			return nil, err
 		}
 		names.add(b.ID, b.Name)
-		return sdk.ToolCall{ID: b.ID, Name: b.Name, Input: input}, nil
+		return sdk.ToolCall{ID: b.ID, Name: b.Name, Input: input, Cache: cache}, nil
 	}
 	return nil, unsupportedf(param+".type", "%q is not supported in an assistant turn: only text, thinking, redacted_thinking and tool_use", b.Type)
 }
 
-func anthropicImagePart(param string, src *anthropicImage) (sdk.Part, error) {
+func anthropicImagePart(param string, src *anthropicImage, cache sdk.Cache) (sdk.Part, error) {
 	if src == nil {
 		return nil, missing(param)
 	}
+	var (
+		img sdk.Image
+		err error
+	)
 	switch src.Type {
 	case "base64":
 		if src.MediaType == "" {
 			return nil, missing(param + ".media_type")
 		}
 		if src.Data.done {
-			return sdk.Image{MediaType: src.MediaType, Data: src.Data.data}, nil
+			img = sdk.Image{MediaType: src.MediaType, Data: src.Data.data}
+		} else {
+			img, err = base64Image(param+".data", src.MediaType, src.Data.s)
 		}
-		return base64Image(param+".data", src.MediaType, src.Data.s)
 	case "url":
-		return remoteImage(param+".url", src.URL)
+		img, err = remoteImage(param+".url", src.URL)
+	default:
+		return nil, unsupportedf(param+".type", "%q is not supported: only base64 and url", src.Type)
 	}
-	return nil, unsupportedf(param+".type", "%q is not supported: only base64 and url", src.Type)
+	if err != nil {
+		return nil, err
+	}
+	img.Cache = cache
+	return img, nil
 }
 
 // anthropicResultContent reads a tool result's content: a string, or text
@@ -295,17 +344,27 @@ func anthropicResultContent(param string, c textOr[anthropicBlock]) ([]sdk.Part,
 	parts := make([]sdk.Part, 0, len(blocks))
 	for i, b := range blocks {
 		bp := fmt.Sprintf("%s[%d]", param, i)
+		cache, err := cacheOf(bp+".cache_control", b.CacheControl)
+		if err != nil {
+			return nil, err
+		}
 		switch b.Type {
 		case "text":
-			parts = append(parts, sdk.Text{Text: b.Text})
+			parts = append(parts, sdk.Text{Text: b.Text, Cache: cache})
 		case "image":
-			img, err := anthropicImagePart(bp+".source", b.Source)
+			img, err := anthropicImagePart(bp+".source", b.Source, cache)
 			if err != nil {
 				return nil, err
 			}
 			parts = append(parts, img)
+		case "document":
+			doc, err := anthropicDocument(bp, b, cache)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, doc)
 		default:
-			return nil, unsupportedf(bp+".type", "%q is not supported in a tool result: only text and image", b.Type)
+			return nil, unsupportedf(bp+".type", "%q is not supported in a tool result: only text, image and document", b.Type)
 		}
 	}
 	return parts, nil
@@ -327,7 +386,11 @@ func anthropicTools(tools []anthropicTool) ([]sdk.ToolSpec, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, sdk.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: s})
+		cache, err := cacheOf(param+".cache_control", t.CacheControl)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sdk.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: s, Cache: cache})
 	}
 	if len(out) == 0 {
 		return nil, nil
@@ -336,7 +399,7 @@ func anthropicTools(tools []anthropicTool) ([]sdk.ToolSpec, error) {
 }
 
 // anthropicChoice reads tool_choice: auto, any, none, or tool with a name.
-// disable_parallel_tool_use travels as the parallel_tool_calls option.
+// disable_parallel_tool_use makes it Sequential.
 func anthropicChoice(req *sdk.Request, c *anthropicToolChoice) error {
 	if c == nil {
 		return nil
@@ -356,8 +419,6 @@ func anthropicChoice(req *sdk.Request, c *anthropicToolChoice) error {
 	default:
 		return invalidf("tool_choice.type", `unknown type %q: want "auto", "any", "none" or "tool"`, c.Type)
 	}
-	if c.DisableParallelToolUse {
-		setOption(req, "parallel_tool_calls", json.RawMessage("false"))
-	}
+	req.ToolChoice.Sequential = c.DisableParallelToolUse
 	return nil
 }

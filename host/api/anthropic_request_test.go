@@ -32,7 +32,7 @@ func TestAnthropicDecode(t *testing.T) {
 				{"type":"image","source":{"type":"url","url":"https://example.com/cat.jpg"}}]}]}`,
 		want: &call{model: "default", stream: true, req: &sdk.Request{
 			MaxTokens: 10, Temperature: ptr(0.2), StopSequences: []string{"###"},
-			System: []sdk.Text{{Text: "be brief"}, {Text: "in French"}},
+			System: []sdk.Text{{Text: "be brief", Cache: sdk.CacheDefault}, {Text: "in French"}},
 			Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{
 				sdk.Text{Text: "what is this?"},
 				sdk.Image{MediaType: "image/jpeg", Data: jpeg},
@@ -77,18 +77,17 @@ func TestAnthropicDecode(t *testing.T) {
 			"tools":[{"name":"weather","description":"Get weather","input_schema":{"type":"object"}},{"type":"custom","name":"plain"}],
 			"tool_choice":{"type":"any","disable_parallel_tool_use":true},
 			"thinking":{"type":"enabled","budget_tokens":4000},"top_p":0.9,"top_k":40,"metadata":{"user_id":"u"}}`,
-		want: &call{model: "default", req: &sdk.Request{
+		want: &call{model: "default", ignored: "metadata.user_id", req: &sdk.Request{
 			MaxTokens: 100, Messages: []sdk.Message{user("x")},
 			Tools: []sdk.ToolSpec{
 				{Name: "weather", Description: "Get weather", InputSchema: json.RawMessage(`{"type":"object"}`)},
 				{Name: "plain"},
 			},
-			ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceRequired},
+			ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceRequired, Sequential: true},
 			Options: map[string]json.RawMessage{
-				"parallel_tool_calls": json.RawMessage(`false`),
-				"thinking_budget":     json.RawMessage(`4000`),
-				"top_p":               json.RawMessage(`0.9`),
-				"top_k":               json.RawMessage(`40`),
+				"thinking_budget": json.RawMessage(`4000`),
+				"top_p":           json.RawMessage(`0.9`),
+				"top_k":           json.RawMessage(`40`),
 			},
 		}},
 	}, {
@@ -146,7 +145,7 @@ func TestAnthropicDecodeRejects(t *testing.T) {
 		{"system role", `{"model":"m","max_tokens":1,"messages":[{"role":"system","content":"x"}]}`, "invalid_value", "messages[0].role", "top-level system"},
 		{"message without content", `{"model":"m","max_tokens":1,"messages":[{"role":"user"}]}`, "missing_required_parameter", "messages[0].content", "field required"},
 		{"string message", `{"model":"m","max_tokens":1,"messages":["hi"]}`, "invalid_value", "messages", "want"},
-		{"document block", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"document"}]}]}`, "unsupported_value", "messages[0].content[0].type", `"document"`},
+		{"document block without a source", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"document"}]}]}`, "missing_required_parameter", "messages[0].content[0].source", `field required`},
 		{"tool_use in a user turn", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}]}`, "unsupported_value", "messages[0].content[0].type", "user turn"},
 		{"tool_result in an assistant turn", `{"model":"m","max_tokens":1,"messages":[{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"t"}]}]}`, "unsupported_value", "messages[0].content[0].type", "assistant turn"},
 		{"image from a file id", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}]}`, "unsupported_value", "messages[0].content[0].source.type", "base64 and url"},

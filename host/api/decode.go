@@ -125,17 +125,26 @@ func base64Image(param, mediaType, data string) (sdk.Image, error) {
 type base64Text struct {
 	s    string // the value, unless decoded here
 	data []byte // the decoded data, when decoded here
+	raw  []byte // the value's bytes in the body, when decoded here: the text of a text document that happens to be valid base64
 	done bool
 }
 
 func (t *base64Text) UnmarshalJSON(b []byte) error {
 	if raw, ok := plainJSONString(b); ok {
 		if data, ok := decodeBase64(bytes.TrimSpace(raw)); ok {
-			t.data, t.done = data, true
+			t.data, t.raw, t.done = data, raw, true
 			return nil
 		}
 	}
 	return json.Unmarshal(b, &t.s)
+}
+
+// text is the value as a string, not decoded.
+func (t *base64Text) text() string {
+	if t.done {
+		return string(t.raw)
+	}
+	return t.s
 }
 
 // dataOrURL is a JSON string holding a URL, perhaps a data URL whose

@@ -31,6 +31,7 @@ type call struct {
 	stream       bool
 	includeUsage bool   // OpenAI stream_options.include_usage
 	task         string // metadata.task: the task hint routing prefers providers by
+	ignored      string // the x-axon-ignored header: fields sent that changed nothing
 }
 
 // meta names one response.

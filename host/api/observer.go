@@ -51,4 +51,7 @@ type Record struct {
 	Latency   time.Duration // from the request's arrival to the last byte
 	FirstByte time.Duration // to the first streamed byte; 0 when nothing was streamed
 	Events    int           // canonical events the backend sent
+	// Ignored lists the request's fields that changed nothing, as the
+	// x-axon-ignored header does (comma-separated JSON paths), for the log.
+	Ignored string
 }

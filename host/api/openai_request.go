@@ -17,8 +17,8 @@ func (openaiDialect) idPrefix() string { return "chatcmpl-" }
 
 func (openaiDialect) errorBody(e *wireError) (int, []byte) { return e.openai() }
 
-// openaiRequest is the part of a Chat Completions request axon reads.
-// Fields it does not know are ignored, as OpenAI-compatible servers do.
+// openaiRequest is the part of a Chat Completions request axon
+// translates. openaiFields sorts the rest: refused, or listed as ignored.
 type openaiRequest struct {
 	Model               string           `json:"model"`
 	Messages            []openaiMessage  `json:"messages"`
@@ -37,13 +37,14 @@ type openaiRequest struct {
 	N        *int            `json:"n"`
 	Metadata json.RawMessage `json:"metadata"` // only task is read: the task hint
 
+	ResponseFormat    *openaiResponseFormat `json:"response_format"`
+	ParallelToolCalls *bool                 `json:"parallel_tool_calls"`
+
 	// Knobs passed to the provider plugins through sdk.Request.Options,
 	// under the same names.
-	ReasoningEffort   json.RawMessage `json:"reasoning_effort"`
-	ResponseFormat    json.RawMessage `json:"response_format"`
-	ParallelToolCalls json.RawMessage `json:"parallel_tool_calls"`
-	TopP              json.RawMessage `json:"top_p"`
-	Seed              json.RawMessage `json:"seed"`
+	ReasoningEffort json.RawMessage `json:"reasoning_effort"`
+	TopP            json.RawMessage `json:"top_p"`
+	Seed            json.RawMessage `json:"seed"`
 }
 
 type openaiMessage struct {
@@ -82,6 +83,15 @@ type openaiPart struct {
 	ImageURL struct {
 		URL dataOrURL `json:"url"`
 	} `json:"image_url"`
+	File         *openaiFile   `json:"file"`
+	CacheControl *cacheControl `json:"cache_control"` // the OpenRouter convention
+}
+
+// openaiFile is a file content part: a PDF inline, or a file id.
+type openaiFile struct {
+	FileData dataOrURL `json:"file_data"`
+	Filename string    `json:"filename"`
+	FileID   string    `json:"file_id"`
 }
 
 // decode turns a Chat Completions request into a call.
@@ -99,8 +109,11 @@ func (openaiDialect) decode(body []byte) (*call, error) {
 	if w.N != nil && *w.N != 1 {
 		return nil, unsupportedf("n", "only one choice (n=1) is supported")
 	}
+	ignored, err := openaiFields(body)
+	if err != nil {
+		return nil, err
+	}
 	req := &sdk.Request{Temperature: w.Temperature}
-	var err error
 	if req.MaxTokens, err = openaiMaxTokens(w); err != nil {
 		return nil, err
 	}
@@ -116,9 +129,13 @@ func (openaiDialect) decode(body []byte) (*call, error) {
 	if req.ToolChoice, err = openaiToolChoice(w.ToolChoice, w.FunctionCall); err != nil {
 		return nil, err
 	}
+	if w.ParallelToolCalls != nil && !*w.ParallelToolCalls {
+		req.ToolChoice.Sequential = true
+	}
+	if req.Output, err = openaiOutput(w.ResponseFormat); err != nil {
+		return nil, err
+	}
 	setOption(req, "reasoning_effort", w.ReasoningEffort)
-	setOption(req, "response_format", w.ResponseFormat)
-	setOption(req, "parallel_tool_calls", w.ParallelToolCalls)
 	setOption(req, "top_p", w.TopP)
 	setOption(req, "seed", w.Seed)
 	task, err := metadataTask(w.Metadata)
@@ -131,6 +148,7 @@ func (openaiDialect) decode(body []byte) (*call, error) {
 		stream:       w.Stream,
 		includeUsage: w.Stream && w.StreamOptions != nil && w.StreamOptions.IncludeUsage,
 		task:         task,
+		ignored:      ignored.header(),
 	}, nil
 }
 
@@ -180,15 +198,15 @@ func openaiMessages(in []openaiMessage) ([]sdk.Text, []sdk.Message, error) {
 		param := fmt.Sprintf("messages[%d]", i)
 		switch m.Role {
 		case "system", "developer":
-			text, err := openaiText(param+".content", m.Content)
+			text, cache, err := openaiText(param+".content", m.Content)
 			if err != nil {
 				return nil, nil, err
 			}
 			if leading {
-				system = append(system, sdk.Text{Text: text})
+				system = append(system, sdk.Text{Text: text, Cache: cache})
 				continue
 			}
-			out = append(out, sdk.Message{Role: sdk.RoleSystem, Parts: []sdk.Part{sdk.Text{Text: text}}})
+			out = append(out, sdk.Message{Role: sdk.RoleSystem, Parts: []sdk.Part{sdk.Text{Text: text, Cache: cache}}})
 		case "user":
 			parts, err := openaiUserParts(param+".content", m.Content)
 			if err != nil {
@@ -208,11 +226,11 @@ func openaiMessages(in []openaiMessage) ([]sdk.Text, []sdk.Message, error) {
 			if !names.has(m.ToolCallID) {
 				return nil, nil, invalidf(param+".tool_call_id", "%q answers no tool call: no assistant message before it has a tool call with this id", m.ToolCallID)
 			}
-			text, err := openaiText(param+".content", m.Content)
+			text, cache, err := openaiText(param+".content", m.Content)
 			if err != nil {
 				return nil, nil, err
 			}
-			result := sdk.ToolResult{CallID: m.ToolCallID, Name: names[m.ToolCallID], Content: []sdk.Part{sdk.Text{Text: text}}}
+			result := sdk.ToolResult{CallID: m.ToolCallID, Name: names[m.ToolCallID], Content: []sdk.Part{sdk.Text{Text: text}}, Cache: cache}
 			if n := len(out); n > 0 && out[n-1].Role == sdk.RoleTool {
 				out[n-1].Parts = append(out[n-1].Parts, result)
 			} else {
@@ -231,28 +249,40 @@ func openaiMessages(in []openaiMessage) ([]sdk.Text, []sdk.Message, error) {
 }
 
 // openaiText reads content that may only hold text: a string or a list of
-// text parts, joined.
-func openaiText(param string, c textOr[openaiPart]) (string, error) {
+// text parts, joined. A cache breakpoint on any of the parts applies at the
+// end of the joined text (the last one sent wins).
+func openaiText(param string, c textOr[openaiPart]) (string, sdk.Cache, error) {
 	switch {
 	case !c.set:
-		return "", nil
+		return "", sdk.CacheNone, nil
 	case c.bad:
-		return "", invalidf(param, "want a string or a list of content parts")
+		return "", sdk.CacheNone, invalidf(param, "want a string or a list of content parts")
 	case c.isText:
-		return c.text, nil
+		return c.text, sdk.CacheNone, nil
 	}
-	var b strings.Builder
+	var (
+		b     strings.Builder
+		cache sdk.Cache
+	)
 	for i, p := range c.list {
+		pp := fmt.Sprintf("%s[%d]", param, i)
 		switch p.Type {
 		case "text":
 			b.WriteString(p.Text)
 		case "refusal":
 			b.WriteString(p.Refusal)
 		default:
-			return "", unsupportedf(fmt.Sprintf("%s[%d].type", param, i), "%q is not supported here: only text", p.Type)
+			return "", sdk.CacheNone, unsupportedf(pp+".type", "%q is not supported here: only text", p.Type)
+		}
+		pc, err := cacheOf(pp+".cache_control", p.CacheControl)
+		if err != nil {
+			return "", sdk.CacheNone, err
+		}
+		if pc != sdk.CacheNone {
+			cache = pc
 		}
 	}
-	return b.String(), nil
+	return b.String(), cache, nil
 }
 
 // openaiUserParts reads user content: a string, or text and image parts.
@@ -268,20 +298,98 @@ func openaiUserParts(param string, c textOr[openaiPart]) ([]sdk.Part, error) {
 	out := make([]sdk.Part, 0, len(c.list))
 	for i, p := range c.list {
 		pp := fmt.Sprintf("%s[%d]", param, i)
+		cache, err := cacheOf(pp+".cache_control", p.CacheControl)
+		if err != nil {
+			return nil, err
+		}
 		switch p.Type {
 		case "text":
-			out = append(out, sdk.Text{Text: p.Text})
+			out = append(out, sdk.Text{Text: p.Text, Cache: cache})
 		case "image_url":
 			img, err := openaiImage(pp+".image_url.url", p.ImageURL.URL)
 			if err != nil {
 				return nil, err
 			}
+			img.Cache = cache
 			out = append(out, img)
+		case "file":
+			doc, err := openaiDocument(pp+".file", p.File)
+			if err != nil {
+				return nil, err
+			}
+			doc.Cache = cache
+			out = append(out, doc)
 		default:
-			return nil, unsupportedf(pp+".type", "%q is not supported: only text and image_url", p.Type)
+			return nil, unsupportedf(pp+".type", "%q is not supported: only text, image_url and file", p.Type)
 		}
 	}
 	return out, nil
+}
+
+// openaiDocument reads a file part: file_data, a data URL (or bare base64)
+// of a PDF. A file_id names a file in OpenAI's file store, which axon has
+// no copy of.
+func openaiDocument(param string, f *openaiFile) (sdk.Document, error) {
+	if f == nil {
+		return sdk.Document{}, missing(param)
+	}
+	if f.FileID != "" {
+		return sdk.Document{}, unsupportedf(param+".file_id", "file ids are not supported: axon has no file store; send the file inline as file_data")
+	}
+	doc := sdk.Document{MediaType: "application/pdf", Title: f.Filename}
+	d := f.FileData
+	switch {
+	case d.done:
+		if d.mediaType != "" {
+			doc.MediaType = d.mediaType
+		}
+		doc.Data = d.data
+	case d.s == "":
+		return sdk.Document{}, missing(param + ".file_data")
+	case strings.HasPrefix(d.s, "data:"):
+		img, err := dataURLImage(param+".file_data", d.s)
+		if err != nil {
+			return sdk.Document{}, err
+		}
+		doc.MediaType, doc.Data = img.MediaType, img.Data
+	default:
+		img, err := base64Image(param+".file_data", doc.MediaType, d.s)
+		if err != nil {
+			return sdk.Document{}, err
+		}
+		doc.Data = img.Data
+	}
+	if doc.MediaType != "application/pdf" {
+		return sdk.Document{}, unsupportedf(param+".file_data", "media type %q is not supported: only application/pdf", doc.MediaType)
+	}
+	return doc, nil
+}
+
+// openaiOutput reads response_format: text (nil), json_object, or
+// json_schema with its name, schema and strict flag.
+func openaiOutput(f *openaiResponseFormat) (*sdk.Output, error) {
+	if f == nil {
+		return nil, nil
+	}
+	switch f.Type {
+	case "text":
+		return nil, nil
+	case "json_object":
+		return &sdk.Output{Kind: sdk.OutputJSON}, nil
+	case "json_schema":
+		js := f.JSONSchema
+		if js == nil {
+			return nil, missing("response_format.json_schema")
+		}
+		s, err := outputSchema("response_format.json_schema.schema", js.Schema)
+		if err != nil {
+			return nil, err
+		}
+		return &sdk.Output{Kind: sdk.OutputJSONSchema, Name: js.Name, Schema: s, Strict: js.Strict != nil && *js.Strict}, nil
+	case "":
+		return nil, missing("response_format.type")
+	}
+	return nil, invalidf("response_format.type", `unknown type %q: want "text", "json_object" or "json_schema"`, f.Type)
 }
 
 func openaiImage(param string, url dataOrURL) (sdk.Image, error) {
@@ -303,12 +411,12 @@ func openaiAssistantParts(param string, m openaiMessage, names toolNames) ([]sdk
 	if r := m.ReasoningContent + m.Reasoning; r != "" {
 		parts = append(parts, sdk.Reasoning{Text: r})
 	}
-	text, err := openaiText(param+".content", m.Content)
+	text, cache, err := openaiText(param+".content", m.Content)
 	if err != nil {
 		return nil, err
 	}
 	if text != "" {
-		parts = append(parts, sdk.Text{Text: text})
+		parts = append(parts, sdk.Text{Text: text, Cache: cache})
 	}
 	for j, tc := range m.ToolCalls {
 		tp := fmt.Sprintf("%s.tool_calls[%d]", param, j)

@@ -91,22 +91,21 @@ func TestOpenAIDecode(t *testing.T) {
 			"stream":true,"stream_options":{"include_usage":true},"n":1,
 			"reasoning_effort":"high","response_format":{"type":"json_object"},"parallel_tool_calls":false,"top_p":0.9,"seed":7,
 			"user":"ignored","logit_bias":{"1":2}}`,
-		want: &call{model: "default", stream: true, includeUsage: true, req: &sdk.Request{
+		want: &call{model: "default", stream: true, includeUsage: true, ignored: "user,logit_bias", req: &sdk.Request{
 			Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Text{Text: "x"}}}},
 			Tools: []sdk.ToolSpec{
 				{Name: "add", Description: "Add", InputSchema: json.RawMessage(`{"type":"object"}`)},
 				{Name: "legacy"},
 			},
-			ToolChoice:    sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "add"},
+			ToolChoice:    sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "add", Sequential: true},
 			MaxTokens:     200,
 			Temperature:   ptr(0.5),
 			StopSequences: []string{"END", "STOP"},
+			Output:        &sdk.Output{Kind: sdk.OutputJSON},
 			Options: map[string]json.RawMessage{
-				"reasoning_effort":    json.RawMessage(`"high"`),
-				"response_format":     json.RawMessage(`{"type":"json_object"}`),
-				"parallel_tool_calls": json.RawMessage(`false`),
-				"top_p":               json.RawMessage(`0.9`),
-				"seed":                json.RawMessage(`7`),
+				"reasoning_effort": json.RawMessage(`"high"`),
+				"top_p":            json.RawMessage(`0.9`),
+				"seed":             json.RawMessage(`7`),
 			},
 		}},
 	}, {

@@ -44,20 +44,26 @@ type openaiOutToolCall struct {
 // openaiUsage holds only what the provider reported: a count it did not
 // report is left out, never sent as 0.
 type openaiUsage struct {
-	PromptTokens        *int64               `json:"prompt_tokens,omitempty"`
-	CompletionTokens    *int64               `json:"completion_tokens,omitempty"`
-	TotalTokens         *int64               `json:"total_tokens,omitempty"`
-	PromptTokensDetails *openaiPromptDetails `json:"prompt_tokens_details,omitempty"`
+	PromptTokens            *int64                   `json:"prompt_tokens,omitempty"`
+	CompletionTokens        *int64                   `json:"completion_tokens,omitempty"`
+	TotalTokens             *int64                   `json:"total_tokens,omitempty"`
+	PromptTokensDetails     *openaiPromptDetails     `json:"prompt_tokens_details,omitempty"`
+	CompletionTokensDetails *openaiCompletionDetails `json:"completion_tokens_details,omitempty"`
 }
 
 type openaiPromptDetails struct {
 	CachedTokens *int64 `json:"cached_tokens,omitempty"`
 }
 
+type openaiCompletionDetails struct {
+	ReasoningTokens *int64 `json:"reasoning_tokens,omitempty"`
+}
+
 // openaiUsageOf is nil when the provider reported no usage at all. The
 // canonical counts are disjoint (sdk.Usage); OpenAI's prompt_tokens
 // includes cached tokens, so cache reads and writes are added back in, and
-// the reads are also named in prompt_tokens_details.
+// the reads are also named in prompt_tokens_details; reasoning tokens (a
+// part of the output) in completion_tokens_details.
 func openaiUsageOf(t *turn) *openaiUsage {
 	if !t.hasUsage {
 		return nil
@@ -78,6 +84,9 @@ func openaiUsageOf(t *turn) *openaiUsage {
 	}
 	if u.CacheReadTokens != nil {
 		out.PromptTokensDetails = &openaiPromptDetails{CachedTokens: u.CacheReadTokens}
+	}
+	if u.ReasoningTokens != nil {
+		out.CompletionTokensDetails = &openaiCompletionDetails{ReasoningTokens: u.ReasoningTokens}
 	}
 	return out
 }

@@ -50,6 +50,12 @@ func TestOpenAIWholeResponse(t *testing.T) {
 			"choices":[{"index":0,"message":{"role":"assistant","content":"Once upon","refusal":null},"logprobs":null,"finish_reason":"length"}],
 			"usage":{"completion_tokens":2}}`,
 	}, {
+		name:   "reasoning tokens reported are named in completion_tokens_details",
+		events: []sdk.Event{text("ok"), {Type: sdk.EventUsage, Usage: &sdk.Usage{InputTokens: sdk.Tokens(3), OutputTokens: sdk.Tokens(9), ReasoningTokens: sdk.Tokens(7)}}, finish(sdk.FinishStop)},
+		want: `{"id":"chatcmpl-id1","object":"chat.completion","created":1767225600,"model":"default",
+			"choices":[{"index":0,"message":{"role":"assistant","content":"ok","refusal":null},"logprobs":null,"finish_reason":"stop"}],
+			"usage":{"prompt_tokens":3,"completion_tokens":9,"total_tokens":12,"completion_tokens_details":{"reasoning_tokens":7}}}`,
+	}, {
 		name:   "content filter; tool_calls without a call is stop",
 		events: []sdk.Event{text("I can't"), finish(sdk.FinishContentFilter)},
 		want: `{"id":"chatcmpl-id1","object":"chat.completion","created":1767225600,"model":"default",

@@ -193,7 +193,8 @@ func (s *server) generate(d dialect) func(*recorder, *http.Request) {
 			writeError(w, d, asWireError(err))
 			return
 		}
-		w.rec.Model, w.rec.Stream = c.model, c.stream
+		w.rec.Model, w.rec.Stream, w.rec.Ignored = c.model, c.stream, c.ignored
+		setIf(w.Header(), "x-axon-ignored", c.ignored)
 		target, ok := s.backend.Resolve(c.model)
 		if !ok {
 			writeError(w, d, unknownModel(c.model, s.backend.Models(r.Context())))

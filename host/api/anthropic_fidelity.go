@@ -1,0 +1,114 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// anthropicFields sorts every top-level field of a Messages request:
+// translated by decode, refused here, or listed as ignored. The table in
+// README.md ("Fidelity") says why for each.
+func anthropicFields(body []byte) (ignoredList, error) {
+	var l ignoredList
+	err := members(body, func(key, v []byte) error {
+		switch string(key) {
+		case "model", "max_tokens", "system", "messages", "tools", "tool_choice",
+			"temperature", "stop_sequences", "stream", "thinking", "top_p", "top_k",
+			"output_format":
+			// translated by decode
+		case "metadata":
+			ignoreKeys(&l, "metadata", v, func(k string) bool { return k == "task" })
+		case "output_config":
+			ignoreKeys(&l, "output_config", v, func(k string) bool { return k == "format" })
+		case "mcp_servers":
+			if !unset(v) {
+				return unsupportedf("mcp_servers", "the MCP connector is not supported: MCP servers are run by Anthropic's side, which a request through axon may never reach; give the tools as client tools")
+			}
+		case "container":
+			if !unset(v) {
+				return unsupportedf("container", "containers are not supported: they belong to Anthropic's code execution tool")
+			}
+		default:
+			// service_tier, context_management, inference_geo, and unknown
+			// fields.
+			if !unset(v) {
+				l.add("", key)
+			}
+		}
+		return nil
+	})
+	return l, err
+}
+
+// anthropicFormat is output_config.format (and the beta output_format).
+type anthropicFormat struct {
+	Type   string          `json:"type"`
+	Schema json.RawMessage `json:"schema"`
+}
+
+// anthropicOutput reads a structured-output format: json_schema, which
+// Anthropic guarantees, so it is strict.
+func anthropicOutput(param string, f *anthropicFormat) (*sdk.Output, error) {
+	switch f.Type {
+	case "json_schema":
+		s, err := outputSchema(param+".schema", f.Schema)
+		if err != nil {
+			return nil, err
+		}
+		return &sdk.Output{Kind: sdk.OutputJSONSchema, Schema: s, Strict: true}, nil
+	case "":
+		return nil, missing(param + ".type")
+	}
+	return nil, invalidf(param+".type", `unknown type %q: want "json_schema"`, f.Type)
+}
+
+// anthropicDocument reads a document block: a PDF (base64 or url) or
+// plain text, with its title and context. Citations are refused: no
+// canonical part carries them back, so a client asking for them would get
+// an answer without.
+func anthropicDocument(param string, b anthropicBlock, cache sdk.Cache) (sdk.Document, error) {
+	if b.Citations != nil && b.Citations.Enabled {
+		return sdk.Document{}, unsupportedf(param+".citations.enabled", "citations are not supported")
+	}
+	src := b.Source
+	sp := param + ".source"
+	if src == nil {
+		return sdk.Document{}, missing(sp)
+	}
+	doc := sdk.Document{Title: b.Title, Context: b.Context, Cache: cache}
+	switch src.Type {
+	case "base64":
+		if src.MediaType != "application/pdf" {
+			return sdk.Document{}, unsupportedf(sp+".media_type", "%q is not supported: only application/pdf", src.MediaType)
+		}
+		doc.MediaType = src.MediaType
+		if src.Data.done {
+			doc.Data = src.Data.data
+		} else {
+			pdf, err := base64Image(sp+".data", src.MediaType, src.Data.s)
+			if err != nil {
+				return sdk.Document{}, err
+			}
+			doc.Data = pdf.Data
+		}
+	case "text":
+		if src.MediaType != "" && src.MediaType != "text/plain" {
+			return sdk.Document{}, unsupportedf(sp+".media_type", "%q is not supported: only text/plain", src.MediaType)
+		}
+		doc.MediaType, doc.Data = "text/plain", []byte(src.Data.text())
+	case "url":
+		img, err := remoteImage(sp+".url", src.URL)
+		if err != nil {
+			return sdk.Document{}, err
+		}
+		doc.MediaType, doc.URL = "application/pdf", img.URL
+	default:
+		return sdk.Document{}, unsupportedf(sp+".type", "%q is not supported: only base64, text and url", src.Type)
+	}
+	if len(doc.Data) == 0 && doc.URL == "" {
+		return sdk.Document{}, missing(fmt.Sprintf("%s.data", sp))
+	}
+	return doc, nil
+}

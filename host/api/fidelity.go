@@ -1,0 +1,211 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/axonhq/axon/sdk"
+)
+
+// Fidelity: every field of a request is decoded into the canonical request,
+// refused, or listed as ignored (README.md, "Fidelity"). The decoders read
+// the fields they translate into structs; the walk here sees every
+// top-level key, so a field no struct names is never dropped without a
+// word. It allocates only for the names it lists.
+
+// maxIgnored bounds the names listed in x-axon-ignored: a body of a
+// million unknown keys must not become a header of megabytes.
+const maxIgnored = 32
+
+// ignoredList collects the JSON paths of the fields a request sent that
+// change nothing axon does, for the x-axon-ignored header and the log.
+type ignoredList struct {
+	names []string
+	more  bool
+}
+
+// add lists path, then key when it is not empty (path.key).
+func (l *ignoredList) add(path string, key []byte) {
+	if len(l.names) == maxIgnored {
+		l.more = true
+		return
+	}
+	var b strings.Builder
+	b.Grow(len(path) + 1 + len(key))
+	b.WriteString(path)
+	if len(key) > 0 {
+		if path != "" {
+			b.WriteByte('.')
+		}
+		writeHeaderSafe(&b, key)
+	}
+	l.names = append(l.names, b.String())
+}
+
+// header is the x-axon-ignored value: the paths, comma-separated, and
+// "..." when there were more than maxIgnored.
+func (l *ignoredList) header() string {
+	if len(l.names) == 0 {
+		return ""
+	}
+	s := strings.Join(l.names, ",")
+	if l.more {
+		s += ",..."
+	}
+	return s
+}
+
+// writeHeaderSafe writes a key as it may appear in a header value: at most
+// 64 bytes, printable ASCII other than the comma the list is separated by
+// ('?' in their place). Keys are the client's own bytes.
+func writeHeaderSafe(b *strings.Builder, key []byte) {
+	if len(key) > 64 {
+		key = key[:64]
+	}
+	for _, c := range key {
+		if c < 0x21 || c > 0x7e || c == ',' {
+			c = '?'
+		}
+		b.WriteByte(c)
+	}
+}
+
+// members calls fn with the key (the bytes between its quotes) and the raw
+// value of each member of the JSON object b, in order. b has been checked
+// as JSON already (decodeBody); a value that is no object has no members.
+func members(b []byte, fn func(key, value []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] == '}' {
+			return nil
+		}
+		if b[i] == ',' {
+			i++
+			continue
+		}
+		end := stringEnd(b, i)
+		key := b[i+1 : end-1]
+		i = skipSpace(b, end)
+		if i < len(b) && b[i] == ':' {
+			i++
+		}
+		i = skipSpace(b, i)
+		vend := valueEnd(b, i)
+		if err := fn(key, b[i:vend]); err != nil {
+			return err
+		}
+		i = vend
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the JSON string starting at b[i].
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// valueEnd returns the index just past the JSON value starting at b[i].
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && !strings.ContainsRune(",}] \t\n\r", rune(b[j])) {
+		j++
+	}
+	return j
+}
+
+// unset reports whether a raw value sent changes nothing: null, false, 0,
+// "", {} or [] (the defaults clients send for knobs they do not use).
+func unset(v []byte) bool {
+	switch string(bytes.TrimSpace(v)) {
+	case "", "null", "false", "0", "0.0", `""`, "{}", "[]":
+		return true
+	}
+	return false
+}
+
+// ignoreKeys lists every member of the object v under path, except those
+// keep names.
+func ignoreKeys(l *ignoredList, path string, v []byte, keep func(key string) bool) {
+	_ = members(v, func(key, value []byte) error {
+		if !keep(string(key)) && !unset(value) {
+			l.add(path, key)
+		}
+		return nil
+	})
+}
+
+// cacheControl is an Anthropic prompt-cache breakpoint, also accepted on
+// OpenAI content parts (the OpenRouter convention).
+type cacheControl struct {
+	Type string `json:"type"`
+	TTL  string `json:"ttl"`
+}
+
+// cacheOf translates a cache_control object at param.
+func cacheOf(param string, c *cacheControl) (sdk.Cache, error) {
+	if c == nil {
+		return sdk.CacheNone, nil
+	}
+	if c.Type != "ephemeral" {
+		return sdk.CacheNone, unsupportedf(param+".type", `%q is not supported: only "ephemeral"`, c.Type)
+	}
+	switch c.TTL {
+	case "":
+		return sdk.CacheDefault, nil
+	case "5m":
+		return sdk.Cache5m, nil
+	case "1h":
+		return sdk.Cache1h, nil
+	}
+	return sdk.CacheNone, invalidf(param+".ttl", `unknown ttl %q: want "5m" or "1h"`, c.TTL)
+}
+
+// outputSchema checks the JSON Schema of a structured-output request.
+func outputSchema(param string, raw json.RawMessage) (json.RawMessage, error) {
+	if absent(raw) {
+		return nil, missing(param)
+	}
+	return schema(param, raw)
+}
