@@ -168,9 +168,12 @@ func anthropicSystem(sys textOr[anthropicBlock]) ([]sdk.Text, error) {
 		if b.Type != "text" {
 			return nil, unsupportedf(fmt.Sprintf("system[%d].type", i), "%q is not supported: only text", b.Type)
 		}
-		cache, err := cacheOf(fmt.Sprintf("system[%d].cache_control", i), b.CacheControl)
-		if err != nil {
-			return nil, err
+		var cache sdk.Cache
+		if b.CacheControl != nil {
+			var err error
+			if cache, err = cacheOf(fmt.Sprintf("system[%d]", i), b.CacheControl); err != nil {
+				return nil, err
+			}
 		}
 		texts = append(texts, sdk.Text{Text: b.Text, Cache: cache})
 	}
@@ -242,7 +245,7 @@ func anthropicContent(param string, c textOr[anthropicBlock]) ([]anthropicBlock,
 }
 
 func anthropicUserPart(param string, b anthropicBlock, names toolNames) (sdk.Part, error) {
-	cache, err := cacheOf(param+".cache_control", b.CacheControl)
+	cache, err := cacheOf(param, b.CacheControl)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +273,7 @@ func anthropicUserPart(param string, b anthropicBlock, names toolNames) (sdk.Par
 }
 
 func anthropicAssistantPart(param string, b anthropicBlock, names toolNames) (sdk.Part, error) {
-	cache, err := cacheOf(param+".cache_control", b.CacheControl)
+	cache, err := cacheOf(param, b.CacheControl)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +347,7 @@ func anthropicResultContent(param string, c textOr[anthropicBlock]) ([]sdk.Part,
 	parts := make([]sdk.Part, 0, len(blocks))
 	for i, b := range blocks {
 		bp := fmt.Sprintf("%s[%d]", param, i)
-		cache, err := cacheOf(bp+".cache_control", b.CacheControl)
+		cache, err := cacheOf(bp, b.CacheControl)
 		if err != nil {
 			return nil, err
 		}
@@ -386,7 +389,7 @@ func anthropicTools(tools []anthropicTool) ([]sdk.ToolSpec, error) {
 		if err != nil {
 			return nil, err
 		}
-		cache, err := cacheOf(param+".cache_control", t.CacheControl)
+		cache, err := cacheOf(param, t.CacheControl)
 		if err != nil {
 			return nil, err
 		}

@@ -183,11 +183,13 @@ type cacheControl struct {
 	TTL  string `json:"ttl"`
 }
 
-// cacheOf translates a cache_control object at param.
-func cacheOf(param string, c *cacheControl) (sdk.Cache, error) {
+// cacheOf translates the cache_control object of the block (or tool) at
+// path; the field's path is built only for an error, off the hot path.
+func cacheOf(path string, c *cacheControl) (sdk.Cache, error) {
 	if c == nil {
 		return sdk.CacheNone, nil
 	}
+	param := path + ".cache_control"
 	if c.Type != "ephemeral" {
 		return sdk.CacheNone, unsupportedf(param+".type", `%q is not supported: only "ephemeral"`, c.Type)
 	}

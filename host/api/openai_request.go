@@ -274,7 +274,7 @@ func openaiText(param string, c textOr[openaiPart]) (string, sdk.Cache, error) {
 		default:
 			return "", sdk.CacheNone, unsupportedf(pp+".type", "%q is not supported here: only text", p.Type)
 		}
-		pc, err := cacheOf(pp+".cache_control", p.CacheControl)
+		pc, err := cacheOf(pp, p.CacheControl)
 		if err != nil {
 			return "", sdk.CacheNone, err
 		}
@@ -298,7 +298,7 @@ func openaiUserParts(param string, c textOr[openaiPart]) ([]sdk.Part, error) {
 	out := make([]sdk.Part, 0, len(c.list))
 	for i, p := range c.list {
 		pp := fmt.Sprintf("%s[%d]", param, i)
-		cache, err := cacheOf(pp+".cache_control", p.CacheControl)
+		cache, err := cacheOf(pp, p.CacheControl)
 		if err != nil {
 			return nil, err
 		}
