@@ -64,6 +64,7 @@ chain "default" {
 			Sandbox:   SandboxFull,
 			TokenFile: "/home/pi/.local/state/axon/token",
 			PluginIDs: DefaultPluginIDs,
+			Media:     Media{Fetch: true},
 		},
 		Providers: []*Provider{{
 			PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: "local", Plugin: "openai", Sandbox: SandboxFull},
@@ -195,6 +196,7 @@ vault {
 			TokenFile:  "/etc/axon/token",
 			PluginIDs:  IDRange{First: 2000000, Count: 100},
 			Billing:    Billing{Enabled: true},
+			Media:      Media{Fetch: true},
 		},
 		Providers: []*Provider{
 			{
@@ -305,7 +307,7 @@ func TestDefaultsWithoutHome(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(summaries(diags))
 	}
-	want := Axon{Listen: DefaultListen, StateDir: "/var/lib/axon", PluginDir: "/var/lib/axon/plugins", Sandbox: SandboxFull, TokenFile: "/var/lib/axon/token", PluginIDs: DefaultPluginIDs}
+	want := Axon{Listen: DefaultListen, StateDir: "/var/lib/axon", PluginDir: "/var/lib/axon/plugins", Sandbox: SandboxFull, TokenFile: "/var/lib/axon/token", PluginIDs: DefaultPluginIDs, Media: Media{Fetch: true}}
 	if diff := cmp.Diff(want, cfg.Axon, ignoreSource); diff != "" {
 		t.Errorf("axon (-want +got):\n%s", diff)
 	}

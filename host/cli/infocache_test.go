@@ -18,7 +18,7 @@ import (
 // default null, for as long as the binary's size and mtime are unchanged.
 func TestInfoCacheKeepsInfoAsDeclared(t *testing.T) {
 	t.Parallel()
-	if n := reflect.TypeOf(sdk.Info{}).NumField(); n != 7 {
+	if n := reflect.TypeOf(sdk.Info{}).NumField(); n != 9 {
 		t.Fatalf("sdk.Info has %d fields: add the new one to cachedInfo", n)
 	}
 	if n := reflect.TypeOf(sdk.Attribute{}).NumField(); n != 5 {
@@ -36,7 +36,7 @@ func TestInfoCacheKeepsInfoAsDeclared(t *testing.T) {
 				{Name: "odd", Type: "string", Default: json.RawMessage(`null`)},
 			}},
 			Auth:    sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"},
-			Prefill: true,
+			Prefill: true, Output: true, InlineMedia: true,
 		}},
 		{name: "nothing declared", info: sdk.Info{Kind: sdk.KindDisplay}},
 	}

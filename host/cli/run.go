@@ -171,6 +171,9 @@ func (g *globals) drive(ctx context.Context, h sessionHost, key session.Key, f r
 	if started != nil {
 		started(adm)
 	}
+	if ctx.Err() != nil { // interrupted while the run was being started
+		return interrupted(h, adm, p)
+	}
 	end, err := p.follow(ctx, h, adm, false)
 	if err != nil && ctx.Err() != nil {
 		return interrupted(h, adm, p)
@@ -251,7 +254,9 @@ func (g *globals) admit(ctx context.Context, m sessionHost, key session.Key, f r
 		if err != nil {
 			return session.Admitted{}, err
 		}
-		run, err := m.Resume(ctx, id, "")
+		sctx, cancel := startContext(ctx)
+		run, err := m.Resume(sctx, id, "")
+		cancel()
 		if errors.Is(err, session.ErrNoOpenRun) {
 			return session.Admitted{}, fmt.Errorf("session %q has no paused run to resume: %w", f.session, err)
 		}
@@ -268,7 +273,9 @@ func (g *globals) admit(ctx context.Context, m sessionHost, key session.Key, f r
 		params.Budget.CostUSD = &f.budgetUSD
 	}
 	for {
-		adm, err := m.Send(ctx, key, params)
+		sctx, cancel := startContext(ctx)
+		adm, err := m.Send(sctx, key, params)
+		cancel()
 		var busy *session.BusyError
 		if !errors.As(err, &busy) || busy.Status != session.StatusRunning {
 			if adm.Existing {
@@ -291,6 +298,14 @@ func (g *globals) admit(ctx context.Context, m sessionHost, key session.Key, f r
 			return session.Admitted{}, err
 		}
 	}
+}
+
+// startContext is the context of the request that starts or resumes a
+// run: Ctrl-C does not cut it short, since a daemon may admit the run
+// while its answer is on the way, and a run this process cannot name is
+// one it cannot cancel. drive handles the interrupt once the run is known.
+func startContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), time.Minute) // a hang guard
 }
 
 // cancelRun cancels the session's open run and follows it to its end: a
