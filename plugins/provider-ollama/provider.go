@@ -30,6 +30,9 @@ func (o *ollama) Info() sdk.Info {
 		// /api/chat continues a trailing assistant message; the request
 		// renders it as the last message, role assistant.
 		Prefill: true,
+		// /api/chat takes images only as base64 data: the host fetches an
+		// image URL and hands it over inline.
+		InlineMedia: true,
 	}
 }
 
