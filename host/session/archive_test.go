@@ -302,6 +302,9 @@ func TestRestoreRefusesADigestMismatch(t *testing.T) {
 	if !errors.As(err, &de) {
 		t.Fatalf("send to a session whose archived log is damaged: %v, want a DigestError", err)
 	}
+	if status, typ := errorStatus(err); status != 500 || typ != "archive_damaged" {
+		t.Errorf("over HTTP: %d %s, want 500 archive_damaged", status, typ)
+	}
 	msg := err.Error()
 	for _, want := range []string{path, id, entry.SHA256, de.Got, "digest mismatch"} {
 		if !strings.Contains(msg, want) {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/axonhq/axon/host/walarchive"
 )
 
 // HandlerOption configures Handler.
@@ -278,6 +280,11 @@ func errorStatus(err error) (int, string) {
 		return http.StatusServiceUnavailable, "shutting_down"
 	case errors.Is(err, ErrUnavailable):
 		return http.StatusServiceUnavailable, "unavailable"
+	case errors.Is(err, walarchive.ErrDamaged):
+		// The session's archived log is not what its container's manifest
+		// says: nothing the client can fix, nothing restored; axon wal
+		// verify names the damage.
+		return http.StatusInternalServerError, "archive_damaged"
 	}
 	return http.StatusInternalServerError, "internal"
 }
