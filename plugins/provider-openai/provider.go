@@ -30,6 +30,11 @@ func (p *openai) Info() sdk.Info {
 		Version: version,
 		Config:  schema(),
 		Auth:    sdk.Auth{Scheme: sdk.AuthBearer},
+		// json_schema with strict is enforced by OpenAI's API; a
+		// compatible server that lacks it refuses the request (a permanent
+		// failure the chain falls back from), or its block sets
+		// structured_output = false.
+		Output: true,
 	}
 }
 

@@ -43,9 +43,10 @@ type chatMessage struct {
 }
 
 type contentPart struct {
-	Type     string    `json:"type"` // text | image_url
+	Type     string    `json:"type"` // text | image_url | file
 	Text     string    `json:"text,omitempty"`
 	ImageURL *imageURL `json:"image_url,omitempty"`
+	File     *chatFile `json:"file,omitempty"`
 }
 
 type imageURL struct {
@@ -117,8 +118,13 @@ func buildRequest(c config, req *sdk.Request) (*chatRequest, error) {
 		Stop:              req.StopSequences,
 		ReasoningEffort:   c.ReasoningEffort,
 		ResponseFormat:    opts.ResponseFormat,
-		ParallelToolCalls: opts.ParallelToolCalls,
+		ParallelToolCalls: parallelToolCalls(req, opts),
 		Stream:            true,
+	}
+	if req.Output != nil { // the canonical form wins over the option
+		if out.ResponseFormat, err = chatResponseFormat(req.Output); err != nil {
+			return nil, err
+		}
 	}
 	if opts.ReasoningEffort != "" {
 		out.ReasoningEffort = opts.ReasoningEffort
@@ -235,7 +241,7 @@ func appendUserTurn(out []chatMessage, m sdk.Message) ([]chatMessage, error) {
 					user = append(user, img)
 				}
 			}
-		case sdk.Text, sdk.Image:
+		case sdk.Text, sdk.Image, sdk.Document:
 			user = append(user, p)
 		case sdk.Reasoning, sdk.ToolCall:
 			// Only assistant turns carry these; a user turn has no place for them.
@@ -270,6 +276,12 @@ func userContent(parts []sdk.Part) (any, error) {
 				return nil, err
 			}
 			list = append(list, contentPart{Type: "image_url", ImageURL: &imageURL{URL: u}})
+		case sdk.Document:
+			part, err := chatDocument(p)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, part)
 		}
 	}
 	return list, nil
@@ -317,7 +329,7 @@ func appendAssistantTurn(out []chatMessage, c config, m sdk.Message) ([]chatMess
 				args = "{}"
 			}
 			calls = append(calls, chatToolCall{ID: p.ID, Type: "function", Function: chatFunction{Name: p.Name, Arguments: args}})
-		case sdk.Image, sdk.ToolResult:
+		case sdk.Image, sdk.Document, sdk.ToolResult:
 			return nil, sdk.Permanentf("assistant turn with a %T part: the wire format has no place for it", p)
 		}
 	}

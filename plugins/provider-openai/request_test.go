@@ -191,6 +191,44 @@ func TestBuildRequestGolden(t *testing.T) {
 			},
 		},
 		{
+			name:   "output-json-schema-strict-sequential",
+			config: `{"model":"gpt-4o"}`,
+			req: sdk.Request{
+				Messages:   []sdk.Message{user(text("Weather in Oslo, as JSON."))},
+				Tools:      []sdk.ToolSpec{weatherTool},
+				ToolChoice: sdk.ToolChoice{Sequential: true},
+				Output:     &sdk.Output{Kind: sdk.OutputJSONSchema, Name: "weather", Schema: json.RawMessage(` {"type":"object","properties":{"c":{"type":"number"}},"required":["c"],"additionalProperties":false} `), Strict: true},
+				// The canonical form wins over the options it replaced.
+				Options: map[string]json.RawMessage{"response_format": json.RawMessage(`{"type":"text"}`), "parallel_tool_calls": json.RawMessage(`true`)},
+			},
+		},
+		{
+			name:   "output-json-object-unnamed-schema",
+			config: `{"model":"gpt-4o"}`,
+			req: sdk.Request{
+				Messages: []sdk.Message{user(text("JSON, please."))},
+				Output:   &sdk.Output{Kind: sdk.OutputJSONSchema, Schema: json.RawMessage(`{"type":"object"}`)},
+			},
+		},
+		{
+			name:   "output-json-object",
+			config: `{"model":"gpt-4o"}`,
+			req: sdk.Request{
+				Messages: []sdk.Message{user(text("JSON, please."))},
+				Output:   &sdk.Output{Kind: sdk.OutputJSON},
+			},
+		},
+		{
+			name:   "documents",
+			config: `{"model":"gpt-4o"}`,
+			req: sdk.Request{Messages: []sdk.Message{user(
+				text("Compare these."),
+				sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.4 x"), Title: "report.pdf"},
+				sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.4 y")},
+				sdk.Document{MediaType: "text/plain", Data: []byte("plain words"), Title: "Notes", Context: "from the meeting"},
+			)}},
+		},
+		{
 			name:   "system-role-messages",
 			config: `{"model":"gpt-4o"}`,
 			req: sdk.Request{
@@ -245,6 +283,12 @@ func TestBuildRequestErrors(t *testing.T) {
 		{"inline image without media type", `{"model":"m"}`, sdk.Request{Messages: []sdk.Message{user(sdk.Image{Data: []byte{1}})}}},
 		{"image with nothing", `{"model":"m"}`, sdk.Request{Messages: []sdk.Message{user(text("see"), sdk.Image{})}}},
 		{"bad option type", `{"model":"m"}`, sdk.Request{Messages: []sdk.Message{user(text("hi"))}, Options: map[string]json.RawMessage{"top_p": json.RawMessage(`"high"`)}}},
+		{"output schema not an object", `{"model":"m"}`, sdk.Request{Messages: []sdk.Message{user(text("hi"))}, Output: &sdk.Output{Kind: sdk.OutputJSONSchema, Schema: json.RawMessage(`[1]`)}}},
+		{"output schema name OpenAI refuses", `{"model":"m"}`, sdk.Request{Messages: []sdk.Message{user(text("hi"))}, Output: &sdk.Output{Kind: sdk.OutputJSONSchema, Name: "my schema", Schema: json.RawMessage(`{}`)}}},
+		{"output of unknown kind", `{"model":"m"}`, sdk.Request{Messages: []sdk.Message{user(text("hi"))}, Output: &sdk.Output{Kind: "yaml"}}},
+		{"pdf by url", `{"model":"m"}`, sdk.Request{Messages: []sdk.Message{user(text("hi"), sdk.Document{MediaType: "application/pdf", URL: "https://x/y.pdf"})}}},
+		{"document of another type", `{"model":"m"}`, sdk.Request{Messages: []sdk.Message{user(text("hi"), sdk.Document{MediaType: "text/html", Data: []byte("<p>")})}}},
+		{"document in assistant turn", `{"model":"m"}`, sdk.Request{Messages: []sdk.Message{assistant(sdk.Document{MediaType: "text/plain", Data: []byte("x")})}}},
 		{"response_format not an object", `{"model":"m"}`, sdk.Request{Messages: []sdk.Message{user(text("hi"))}, Options: map[string]json.RawMessage{"response_format": json.RawMessage(`"json"`)}}},
 	}
 	for _, c := range cases {

@@ -124,14 +124,21 @@ func buildResponsesRequest(c config, req *sdk.Request) (*responsesRequest, error
 		Input:             input,
 		Temperature:       req.Temperature,
 		TopP:              opts.TopP,
-		ParallelToolCalls: opts.ParallelToolCalls,
+		ParallelToolCalls: parallelToolCalls(req, opts),
 		Stream:            true,
 	}
 	if effort != "" {
 		out.Reasoning = &reasoningParam{Effort: effort}
 		out.Include = []string{includeEncryptedReasoning}
 	}
-	if len(opts.ResponseFormat) > 0 {
+	switch {
+	case req.Output != nil: // the canonical form wins over the option
+		format, err := responsesTextFormat(req.Output)
+		if err != nil {
+			return nil, err
+		}
+		out.Text = &textParam{Format: format}
+	case len(opts.ResponseFormat) > 0:
 		format, err := textFormat(opts.ResponseFormat)
 		if err != nil {
 			return nil, err
@@ -263,6 +270,12 @@ func appendResponsesUserTurn(out []any, m sdk.Message) ([]any, error) {
 			if err := addImage(p); err != nil {
 				return nil, err
 			}
+		case sdk.Document:
+			item, err := responsesDocument(p)
+			if err != nil {
+				return nil, err
+			}
+			content = append(content, item)
 		case sdk.Reasoning, sdk.ToolCall:
 			// Only assistant turns carry these.
 		}
@@ -310,7 +323,7 @@ func appendResponsesAssistantTurn(out []any, m sdk.Message, withReasoning bool) 
 			}
 			flush()
 			out = append(out, reasoningItem{Type: "reasoning", ID: r.ID, Summary: []struct{}{}, EncryptedContent: r.EncryptedContent})
-		case sdk.Image, sdk.ToolResult:
+		case sdk.Image, sdk.Document, sdk.ToolResult:
 			return nil, sdk.Permanentf("assistant turn with a %T part: the wire format has no place for it", p)
 		}
 	}

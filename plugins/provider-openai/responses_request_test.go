@@ -131,6 +131,35 @@ func TestBuildResponsesRequestGolden(t *testing.T) {
 			},
 		},
 		{
+			name:   "output-json-schema-strict-sequential",
+			config: `{"model":"gpt-4o","api":"responses"}`,
+			req: sdk.Request{
+				Messages:   []sdk.Message{user(text("Weather in Oslo, as JSON."))},
+				Tools:      []sdk.ToolSpec{weatherTool},
+				ToolChoice: sdk.ToolChoice{Sequential: true},
+				Output:     &sdk.Output{Kind: sdk.OutputJSONSchema, Name: "weather", Schema: json.RawMessage(`{"type":"object","properties":{"c":{"type":"number"}},"required":["c"],"additionalProperties":false}`), Strict: true},
+				Options:    map[string]json.RawMessage{"response_format": json.RawMessage(`{"type":"text"}`)},
+			},
+		},
+		{
+			name:   "output-json-object",
+			config: `{"model":"gpt-4o","api":"responses"}`,
+			req: sdk.Request{
+				Messages: []sdk.Message{user(text("JSON, please."))},
+				Output:   &sdk.Output{Kind: sdk.OutputJSON},
+			},
+		},
+		{
+			name:   "documents",
+			config: `{"model":"gpt-4o","api":"responses"}`,
+			req: sdk.Request{Messages: []sdk.Message{user(
+				text("Compare these."),
+				sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.4 x"), Title: "report.pdf"},
+				sdk.Document{MediaType: "application/pdf", URL: "https://example.com/y.pdf"},
+				sdk.Document{MediaType: "text/plain", Data: []byte("plain words"), Title: "Notes"},
+			)}},
+		},
+		{
 			name:   "system-role-messages",
 			config: `{"model":"gpt-4o","api":"responses"}`,
 			req: sdk.Request{
