@@ -33,6 +33,9 @@ func (o *ollama) Info() sdk.Info {
 		// /api/chat takes images only as base64 data: the host fetches an
 		// image URL and hands it over inline.
 		InlineMedia: true,
+		// Request.Output goes out as format: "json", or the JSON Schema
+		// itself, which Ollama enforces as a grammar while sampling.
+		Output: true,
 	}
 }
 

@@ -26,6 +26,12 @@ func TestInfo(t *testing.T) {
 	if !info.Prefill {
 		t.Error("Prefill is false: the provider continues a trailing assistant message")
 	}
+	if !info.Output {
+		t.Error("Output is false: a JSON Schema goes out as format, which Ollama enforces")
+	}
+	if !info.InlineMedia {
+		t.Error("InlineMedia is false: /api/chat takes images only as base64, so the host must fetch URLs")
+	}
 	if diff := cmp.Diff(sdk.Auth{Scheme: sdk.AuthNone}, info.Auth); diff != "" {
 		t.Errorf("auth (-want +got):\n%s", diff)
 	}

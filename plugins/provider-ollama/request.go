@@ -16,6 +16,7 @@ type wireRequest struct {
 	Model     string                     `json:"model"`
 	Messages  []wireMessage              `json:"messages"`
 	Tools     []wireTool                 `json:"tools,omitempty"`
+	Format    json.RawMessage            `json:"format,omitempty"` // "json" or a JSON Schema object
 	Stream    bool                       `json:"stream"`
 	Think     json.RawMessage            `json:"think,omitempty"`
 	KeepAlive json.RawMessage            `json:"keep_alive,omitempty"`
@@ -88,8 +89,15 @@ func buildRequest(req *sdk.Request, s settings) (*wireRequest, error) {
 		}
 		w.Messages = append(w.Messages, msgs...)
 	}
+	// ToolChoice.Sequential renders nothing: /api/chat has no switch for
+	// one call per turn, and a model may return several.
 	if w.Tools, err = tools(req.Tools, req.ToolChoice); err != nil {
 		return nil, err
+	}
+	if req.Output != nil {
+		if w.Format, err = format(req.Output); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -160,6 +168,8 @@ func messages(m sdk.Message, names map[string]string) ([]wireMessage, error) {
 				return nil, err
 			}
 			msg.Images = append(msg.Images, img)
+		case sdk.Document:
+			return nil, errDocument(p)
 		case sdk.Reasoning:
 			if role != "assistant" {
 				return nil, errors.New("reasoning may only appear in an assistant message")
@@ -221,12 +231,27 @@ func toolResult(p sdk.ToolResult, names map[string]string) (wireMessage, error) 
 				return wireMessage{}, err
 			}
 			msg.Images = append(msg.Images, img)
+		case sdk.Document:
+			return wireMessage{}, fmt.Errorf("tool result %q: %w", p.CallID, errDocument(part))
 		default:
 			return wireMessage{}, fmt.Errorf("tool result %q: unsupported part %T", p.CallID, part)
 		}
 	}
 	msg.Content = text.String()
 	return msg, nil
+}
+
+// errDocument refuses a document: /api/chat takes text and images only,
+// and turning a PDF into either is not this plugin's job.
+func errDocument(d sdk.Document) error {
+	what := d.MediaType
+	if what == "" {
+		what = "no media type"
+	}
+	if d.Title != "" {
+		what += `, "` + d.Title + `"`
+	}
+	return fmt.Errorf("a document (%s) cannot be sent: Ollama's /api/chat takes no document input", what)
 }
 
 // image encodes an inline image. Ollama reads raw base64 and fetches

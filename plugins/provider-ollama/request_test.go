@@ -137,6 +137,18 @@ func TestBuildRequest(t *testing.T) {
 			Tools: []sdk.ToolSpec{weatherTool, timeTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceRequired},
 			Messages: []sdk.Message{user(text("hi"))},
 		}},
+		"output-json-format": {values: base, req: sdk.Request{
+			Messages: []sdk.Message{user(text("How many feet are in a nautical mile?"))},
+			Output:   &sdk.Output{Kind: sdk.OutputJSON},
+		}},
+		"output-json-schema-format-with-tools-sequential": {values: base, req: sdk.Request{
+			Messages: []sdk.Message{user(text("Weather in Rome as JSON"))},
+			Tools:    []sdk.ToolSpec{weatherTool},
+			// Sequential renders nothing: /api/chat has no such switch.
+			ToolChoice: sdk.ToolChoice{Sequential: true},
+			Output: &sdk.Output{Kind: sdk.OutputJSONSchema, Name: "forecast", Strict: true, Schema: json.RawMessage(` {"type":"object","properties":{"city":{"type":"string"},"celsius":{"type":"number"}},"required":["city","celsius"]}
+`)},
+		}},
 		"tool-choice-named-sends-one": {values: base, req: sdk.Request{
 			Tools: []sdk.ToolSpec{weatherTool, timeTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "time"},
 			Messages: []sdk.Message{user(text("hi"))},
@@ -158,36 +170,55 @@ func TestBuildRequest(t *testing.T) {
 	}
 }
 
-// TestBuildRequestMatchesRecorded: the canonical request a langchaingo
-// call stands for translates to the body that call recorded (model,
-// messages and options; format is not sent by this plugin).
+// TestBuildRequestMatchesRecorded: the canonical request a recorded
+// langchaingo call stands for translates to the body that call sent
+// (model, messages, options and format; langchaingo sends "format": ""
+// for none, this plugin omits it).
 func TestBuildRequestMatchesRecorded(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join(sharedFixtures, "api-chat-stream.request.json"))
-	if err != nil {
-		t.Fatalf("shared fixture missing (committed under plugins/testdata/wire): %v", err)
+	tests := map[string]sdk.Request{
+		"api-chat-stream.request.json": {
+			Model:       "gemma3:1b",
+			Messages:    []sdk.Message{user(text("Count from 1 to 5"))},
+			MaxTokens:   50,
+			Temperature: temp(0),
+		},
+		"api-chat-format-json-stream.request.json": {
+			Model:       "gemma3:1b",
+			Messages:    []sdk.Message{user(text("How many feet are in a nautical mile? Respond with JSON containing the answer."))},
+			Temperature: temp(0),
+			Output:      &sdk.Output{Kind: sdk.OutputJSON},
+		},
 	}
 	type subset struct {
 		Model    string                     `json:"model"`
 		Messages []wireMessage              `json:"messages"`
 		Options  map[string]json.RawMessage `json:"options"`
+		Format   json.RawMessage            `json:"format"`
 	}
-	var want subset
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
-	w, err := buildRequest(&sdk.Request{
-		Model:       "gemma3:1b",
-		Messages:    []sdk.Message{user(text("Count from 1 to 5"))},
-		MaxTokens:   50,
-		Temperature: temp(0),
-	}, mustSettings(t, `{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := subset{Model: w.Model, Messages: w.Messages, Options: w.Options}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-recorded +built):\n%s", diff)
+	for file, req := range tests {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			raw, err := os.ReadFile(filepath.Join(sharedFixtures, file))
+			if err != nil {
+				t.Fatalf("shared fixture missing (committed under plugins/testdata/wire): %v", err)
+			}
+			var want subset
+			if err := json.Unmarshal(raw, &want); err != nil {
+				t.Fatal(err)
+			}
+			if string(want.Format) == `""` {
+				want.Format = nil
+			}
+			w, err := buildRequest(&req, mustSettings(t, `{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := subset{Model: w.Model, Messages: w.Messages, Options: w.Options, Format: w.Format}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-recorded +built):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -220,6 +251,13 @@ func TestBuildRequestRefuses(t *testing.T) {
 		"keep_alive option garbage":   {req: sdk.Request{Messages: hi, Options: opt("keep_alive", `"soon"`)}, want: "option keep_alive"},
 		"options option not object":   {req: sdk.Request{Messages: hi, Options: opt("options", `[1]`)}, want: "want a JSON object"},
 		"options option string value": {req: sdk.Request{Messages: hi, Options: opt("options", `{"num_ctx":"big"}`)}, want: "num_ctx"},
+		"output schema not an object": {req: sdk.Request{Messages: hi, Output: &sdk.Output{Kind: sdk.OutputJSONSchema, Name: "forecast", Schema: json.RawMessage(`[1]`)}}, want: `structured output "forecast": the schema must be a JSON object`},
+		"output schema missing":       {req: sdk.Request{Messages: hi, Output: &sdk.Output{Kind: sdk.OutputJSONSchema}}, want: "structured output: the schema must be a JSON object"},
+		"output schema invalid json":  {req: sdk.Request{Messages: hi, Output: &sdk.Output{Kind: sdk.OutputJSONSchema, Schema: json.RawMessage(`{"type":`)}}, want: "the schema must be a JSON object"},
+		"output of unknown kind":      {req: sdk.Request{Messages: hi, Output: &sdk.Output{Kind: "yaml"}}, want: `unknown kind "yaml"`},
+		"document pdf":                {req: sdk.Request{Messages: []sdk.Message{user(text("Summarise"), sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.7"), Title: "Q3 report"})}}, want: `message 0: a document (application/pdf, "Q3 report") cannot be sent: Ollama's /api/chat takes no document input`},
+		"document by url":             {req: sdk.Request{Messages: []sdk.Message{user(sdk.Document{MediaType: "application/pdf", URL: "https://example.org/a.pdf"})}}, want: "a document (application/pdf) cannot be sent"},
+		"document in a tool result":   {req: sdk.Request{Messages: []sdk.Message{toolMsg(sdk.ToolResult{CallID: "r", Name: "read", Content: []sdk.Part{sdk.Document{MediaType: "text/plain", Data: []byte("hi")}}})}}, want: `tool result "r": a document (text/plain) cannot be sent`},
 		"options option num_predict":  {req: sdk.Request{Messages: hi, Options: opt("options", `{"num_predict":10}`)}, want: "max_tokens"},
 	}
 	for name, tc := range tests {
