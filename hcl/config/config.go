@@ -116,10 +116,14 @@ type Provider struct {
 	// Prefill, when not nil, overrides the plugin's Info.Prefill: whether
 	// the provider may be sent a trailing assistant message to continue a
 	// stream another provider broke off.
-	Prefill  *bool
-	Pricing  Pricing
-	Egress   Egress
-	Timeouts Timeouts
+	Prefill *bool
+	// StructuredOutput, when not nil, overrides the plugin's Info.Output:
+	// whether the provider's upstream guarantees a strict response schema,
+	// so a chain may send it a request whose schema is strict.
+	StructuredOutput *bool
+	Pricing          Pricing
+	Egress           Egress
+	Timeouts         Timeouts
 	// Enabled is the block's enabled: nil when not written. false keeps
 	// routing from the provider; an api tier needs true (Config.Gate).
 	Enabled *bool

@@ -72,6 +72,7 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 		p.ContextWindow = int(n)
 	}
 	p.Prefill = r.strictBool(raw.Prefill, "prefill")
+	p.StructuredOutput = r.strictBool(raw.StructuredOutput, "structured_output")
 	p.Enabled = r.strictBool(raw.Enabled, "enabled")
 	if b := r.strictBool(raw.CanDelegate, "can_delegate"); b != nil {
 		p.CanDelegate, p.CanDelegateRange = *b, raw.CanDelegate.Range()

@@ -37,29 +37,30 @@ type rawAxon struct {
 }
 
 type rawProvider struct {
-	Name          string         `hcl:"name,label"`
-	Plugin        hcl.Expression `hcl:"plugin,optional"`
-	Preset        hcl.Expression `hcl:"preset,optional"`
-	Credential    hcl.Expression `hcl:"credential,optional"`
-	Tier          hcl.Expression `hcl:"tier,optional"`
-	GoodAt        hcl.Expression `hcl:"good_at,optional"`
-	ContextWindow hcl.Expression `hcl:"context_window,optional"`
-	Prefill       hcl.Expression `hcl:"prefill,optional"`
-	SHA256        hcl.Expression `hcl:"sha256,optional"`
-	Sandbox       hcl.Expression `hcl:"sandbox,optional"`
-	IdleStop      hcl.Expression `hcl:"idle_stop,optional"`
-	Home          hcl.Expression `hcl:"home,optional"`
-	Enabled       hcl.Expression `hcl:"enabled,optional"`
-	CanDelegate   hcl.Expression `hcl:"can_delegate,optional"`
-	Budget        *rawBudget     `hcl:"budget,block"`
-	Auth          *rawAuth       `hcl:"auth,block"`
-	Pricing       *rawPricing    `hcl:"pricing,block"`
-	Egress        *rawEgress     `hcl:"egress,block"`
-	Timeouts      *rawTimeouts   `hcl:"timeouts,block"`
-	Grant         *rawGrant      `hcl:"grant,block"`
-	Remain        hcl.Body       `hcl:",remain"`
-	DefRange      hcl.Range      `hcl:",def_range"`
-	NameRange     hcl.Range      `hcl:"name,label_range"`
+	Name             string         `hcl:"name,label"`
+	Plugin           hcl.Expression `hcl:"plugin,optional"`
+	Preset           hcl.Expression `hcl:"preset,optional"`
+	Credential       hcl.Expression `hcl:"credential,optional"`
+	Tier             hcl.Expression `hcl:"tier,optional"`
+	GoodAt           hcl.Expression `hcl:"good_at,optional"`
+	ContextWindow    hcl.Expression `hcl:"context_window,optional"`
+	Prefill          hcl.Expression `hcl:"prefill,optional"`
+	StructuredOutput hcl.Expression `hcl:"structured_output,optional"`
+	SHA256           hcl.Expression `hcl:"sha256,optional"`
+	Sandbox          hcl.Expression `hcl:"sandbox,optional"`
+	IdleStop         hcl.Expression `hcl:"idle_stop,optional"`
+	Home             hcl.Expression `hcl:"home,optional"`
+	Enabled          hcl.Expression `hcl:"enabled,optional"`
+	CanDelegate      hcl.Expression `hcl:"can_delegate,optional"`
+	Budget           *rawBudget     `hcl:"budget,block"`
+	Auth             *rawAuth       `hcl:"auth,block"`
+	Pricing          *rawPricing    `hcl:"pricing,block"`
+	Egress           *rawEgress     `hcl:"egress,block"`
+	Timeouts         *rawTimeouts   `hcl:"timeouts,block"`
+	Grant            *rawGrant      `hcl:"grant,block"`
+	Remain           hcl.Body       `hcl:",remain"`
+	DefRange         hcl.Range      `hcl:",def_range"`
+	NameRange        hcl.Range      `hcl:"name,label_range"`
 }
 
 type rawAuth struct {

@@ -47,6 +47,14 @@ type Hop struct {
 	// continuation needs the answer: the daemon reads the plugin's Info
 	// there, so a plugin not yet started is not started for it earlier.
 	PrefillFunc func(context.Context) bool
+	// Output says the hop's upstream guarantees a strict response schema
+	// (the plugin's Info.Output, or the provider block's
+	// structured_output): a request whose Output is Strict goes only to
+	// such a hop, and skips the others.
+	Output bool
+	// OutputFunc, when not nil, is asked instead of Output, only when a
+	// strict request needs the answer (as PrefillFunc).
+	OutputFunc func(context.Context) bool
 }
 
 // prefill reports whether h takes a prefill.
@@ -55,6 +63,14 @@ func (h Hop) prefill(ctx context.Context) bool {
 		return h.PrefillFunc(ctx)
 	}
 	return h.Prefill
+}
+
+// output reports whether h guarantees a strict response schema.
+func (h Hop) output(ctx context.Context) bool {
+	if h.OutputFunc != nil {
+		return h.OutputFunc(ctx)
+	}
+	return h.Output
 }
 
 // mayPrefill reports whether h could take a prefill, without asking.

@@ -121,5 +121,13 @@ func hopOf(p *config.Provider, in *supervisor.Instance, f *media.Fetcher) chain.
 			return err == nil && info.Prefill
 		}
 	}
+	if p.StructuredOutput != nil {
+		hop.Output = *p.StructuredOutput // the block overrides the plugin
+	} else {
+		hop.OutputFunc = func(ctx context.Context) bool {
+			info, err := in.Info(ctx)
+			return err == nil && info.Output
+		}
+	}
 	return hop
 }
