@@ -105,9 +105,10 @@ type RunOption func(*runOptions)
 
 type runOptions struct {
 	buffered bool
-	limit    int64     // content bytes a buffered answer may hold; <= 0: no bound
-	task     string    // the task hint for the Router
-	start    time.Time // when Run began, before routing
+	limit    int64        // content bytes a buffered answer may hold; <= 0: no bound
+	task     string       // the task hint for the Router
+	start    time.Time    // when Run began, before routing
+	output   *outputCheck // nil: the request sets no Output
 }
 
 // Buffered is the Run option of a client that takes the answer whole (a
@@ -192,7 +193,10 @@ func (c *Chain) Run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit 
 		c.Observer.OnTurnStart(c.Name)
 	}
 	var err error
-	if c.Router == nil {
+	if o.output, err = compileOutput(req.Output); err != nil {
+		res.Trail = Trail{}
+		err = &ExhaustedError{Chain: c.Name, Trail: res.Trail, Last: err}
+	} else if c.Router == nil {
 		err = c.run(ctx, req, out, commit, o, res)
 	} else {
 		err = c.runRouted(ctx, req, out, commit, o, res)
@@ -221,9 +225,14 @@ func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit 
 	res.Trail = make(Trail, 0, len(c.Hops))
 	var last error
 	overflowAt := int64(-1) // the largest known window that overflowed; -1 while none did
+	strict := req.Output != nil && req.Output.Strict
 	for i, hop := range c.Hops {
 		if hop.ContextWindow > 0 && hop.ContextWindow <= overflowAt {
 			c.record(res, Attempt{Provider: hop.Name, Outcome: OutcomeSkip})
+			continue
+		}
+		if strict && !hop.output(ctx) {
+			c.record(res, Attempt{Provider: hop.Name, Outcome: OutcomeSkip, Code: CodeNoStructuredOutput})
 			continue
 		}
 		done, err := c.runHop(ctx, e, i, req, out, commit, res)
@@ -234,6 +243,9 @@ func (c *Chain) run(ctx context.Context, req *sdk.Request, out sdk.Sink, commit 
 		if sdk.ClassOf(err) == sdk.ClassContextOverflow {
 			overflowAt = max(overflowAt, hop.ContextWindow)
 		}
+	}
+	if last == nil { // every hop was skipped: none can guarantee the schema
+		last = noStructuredOutputError()
 	}
 	return &ExhaustedError{Chain: c.Name, Trail: res.Trail, Last: last}
 }
@@ -353,6 +365,14 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 		p.Idle = hop.Idle
 	}
 	s := &hopStream{ctx: ctx, out: out, clock: clk, policy: p, cancel: cancel, buffered: e.opts.buffered, bufLimit: e.opts.limit}
+	if e.opts.output != nil {
+		// The answer is checked before the client sees any of it, so it is
+		// held back whole, as for a Buffered Run, even for a streaming client.
+		s.buffered, s.mustHold = true, true
+		if !e.opts.buffered {
+			s.bufLimit = DefaultOutputLimit
+		}
+	}
 	hreq := dropForeignReasoning(cloneRequest(req, hop.Model), hop.Name)
 	if mode != "" {
 		s.cont, s.track = newContinuation(mode, sent), true
@@ -360,11 +380,11 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 			hreq = withPrefill(hreq, sent)
 		}
 	} else {
-		s.track = !e.opts.buffered && c.prefillAfter(hop.Name)
+		s.track = !s.buffered && c.prefillAfter(hop.Name)
 	}
 	if obs := c.Observer; mode == "" && (obs != nil || commit != nil) {
 		s.onCommit = func() {
-			if !e.opts.buffered {
+			if !e.opts.buffered { // a streaming client's; a checked answer's comes once it is whole
 				res.FirstContent = clk.Now().Sub(e.start)
 			}
 			if obs != nil {
@@ -388,6 +408,8 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 		r.err, r.committed, r.client, code = s.clientErr, true, true, CodeClient
 	case s.contErr != nil:
 		r.err, code = s.contErr, CodeMismatch
+	case s.holdErr != nil:
+		r.err = s.holdErr
 	case genErr == nil && s.finished && s.cont != nil && !s.cont.passed:
 		r.err, code = mismatchError(), CodeMismatch // it ended before reaching the text sent
 	case (genErr != nil || !s.finished) && ctx.Err() != nil:
@@ -395,6 +417,10 @@ func (c *Chain) try(ctx context.Context, e env, hop Hop, req *sdk.Request, out s
 	case genErr == nil && s.finished:
 		if !s.started && s.finish.Finish == sdk.FinishContentFilter && p.AllowContentFilterFallback {
 			r.err, code = refusalError(), CodeRefusal
+			break
+		}
+		if err := e.opts.output.checkAnswer(s); err != nil {
+			r.err = err
 			break
 		}
 		if err := s.finishClean(); err != nil {

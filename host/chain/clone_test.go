@@ -74,10 +74,10 @@ func TestRunGivesEachAttemptAFreshRequest(t *testing.T) {
 		return classErr(sdk.ClassTransient, 500, 0)
 	}
 	glm := &scripted{t: t, name: "glm", calls: [][]step{{mutate}, {mutate}}}
-	ollama := &scripted{t: t, name: "ollama", calls: [][]step{answer("qwen2.5:3b", "hi")}}
+	ollama := &scripted{t: t, name: "ollama", calls: [][]step{answer("qwen2.5:3b", `{"hi":1}`)}} // fullRequest asks for a strict object
 	c := &Chain{Name: "default", Clock: newFakeClock(), Hops: []Hop{
-		{Name: "glm", Provider: glm, Model: "glm-4.6"},
-		{Name: "ollama", Provider: ollama, Model: "qwen2.5:3b"},
+		{Name: "glm", Provider: glm, Model: "glm-4.6", Output: true},
+		{Name: "ollama", Provider: ollama, Model: "qwen2.5:3b", Output: true},
 	}}
 	req := fullRequest()
 	if _, err := c.Run(context.Background(), req, &recorder{}, nil); err != nil {

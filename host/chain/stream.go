@@ -32,6 +32,7 @@ type hopStream struct {
 	buffered bool                    // hold everything until the clean finish
 	bufLimit int64                   // content bytes buffered may hold; <= 0: no bound
 	bufBytes int64                   // content bytes held so far
+	mustHold bool                    // buffered may not give up: the answer is checked (Request.Output)
 	track    bool                    // record the text forwarded, for a continuation
 	cont     *continuation           // nil, or this attempt continues a broken-off answer
 
@@ -49,6 +50,7 @@ type hopStream struct {
 	timeoutCode string
 	clientErr   error      // set when the client sink refused an event
 	contErr     *sdk.Error // set when a regenerated continuation did not match the text sent
+	holdErr     *sdk.Error // set when an answer that must be held whole outgrew bufLimit
 	text        []byte     // with track: the text forwarded to the client by this attempt
 	tooled      bool       // a tool call was forwarded, or has begun (EventToolCallBegin)
 	reasoned    bool       // a reasoning delta was forwarded
@@ -226,6 +228,11 @@ func (s *hopStream) accept(ev sdk.Event) (_ sdk.Event, forward, commit bool, flu
 			}
 			return ev, false, false, nil, nil
 		}
+		if s.mustHold {
+			s.holdErr = outputTooLargeError(s.bufLimit)
+			s.cancel(s.holdErr)
+			return ev, false, false, nil, s.holdErr
+		}
 		s.buffered = false // outgrown: commit here and flow on as a stream
 	}
 	if !s.committed {
@@ -274,6 +281,8 @@ func (s *hopStream) refusal() error {
 		return s.clientErr
 	case s.contErr != nil:
 		return s.contErr
+	case s.holdErr != nil:
+		return s.holdErr
 	case s.finished:
 		return afterFinishError()
 	}
@@ -311,7 +320,7 @@ func (s *hopStream) appendForward(fwd, flush []sdk.Event, ev sdk.Event) []sdk.Ev
 func (s *hopStream) expired() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done || s.finished || s.timeout != nil || s.clientErr != nil || s.contErr != nil {
+	if s.done || s.finished || s.timeout != nil || s.clientErr != nil || s.contErr != nil || s.holdErr != nil {
 		return
 	}
 	if !s.started {

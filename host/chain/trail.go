@@ -15,7 +15,7 @@ const (
 	OutcomeOK       Outcome = "ok"       // the attempt answered
 	OutcomeRetry    Outcome = "retry"    // the same hop is tried again after a wait
 	OutcomeFallback Outcome = "fallback" // the chain moved on to the next hop (or ran out)
-	OutcomeSkip     Outcome = "skip"     // not called: its context window is not larger than one that overflowed
+	OutcomeSkip     Outcome = "skip"     // not called: its window is not larger than one that overflowed, or (Code) it cannot guarantee a strict schema
 	OutcomeStop     Outcome = "stop"     // the chain ended on this failure: committed stream, refusal, or caller cancel
 	// OutcomeCut: the stream broke off after text reached the client, and
 	// the chain went on to continue it on a later hop (Attempt.Cut).
@@ -77,7 +77,8 @@ type Trail []Attempt
 //
 //	glm#1 retry transient/429 t=310ms, glm#2 fallback transient/529 wait=500ms t=120ms, ollama#1 ok t=1204ms
 //
-// Each attempt is provider#attempt (just the provider when skipped), the
+// Each attempt is provider#attempt (just the provider when skipped: "small
+// skip", or with its reason "gpt skipped(no_structured_output)"), the
 // outcome, class/status/code (those present) when it failed, then committed,
 // (a continuation attempt puts "continue prefill|regenerate" before the
 // outcome; a stream cut and continued reads "cut after N bytes"),
@@ -99,6 +100,12 @@ func (t Trail) String() string {
 func (a Attempt) writeTo(b *strings.Builder) {
 	writeToken(b, a.Provider)
 	if a.Outcome == OutcomeSkip {
+		if a.Code != "" { // why, when it is not a window that overflowed
+			b.WriteString(" skipped(")
+			writeToken(b, a.Code)
+			b.WriteByte(')')
+			return
+		}
 		b.WriteString(" skip")
 		return
 	}
