@@ -28,6 +28,13 @@ func (g *gemini) Info() sdk.Info {
 		Version: version,
 		Config:  schema(),
 		Auth:    sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-goog-api-key"},
+		// Request.Output goes out as responseMimeType and
+		// responseJsonSchema, which Gemini enforces while decoding.
+		Output: true,
+		// fileData takes Gemini's own uploads (File API URIs), not a
+		// client's URL: the host fetches an image or document URL and
+		// hands the bytes over, sent as inlineData.
+		InlineMedia: true,
 	}
 }
 

@@ -61,10 +61,14 @@ func buildRequest(req *sdk.Request, cfg config) (*wireRequest, error) {
 	if w.Tools, err = tools(req.Tools); err != nil {
 		return nil, err
 	}
+	// ToolChoice.Sequential renders nothing: functionCallingConfig has no
+	// switch for one call per turn, and a model may return several.
 	if w.ToolConfig, err = toolConfig(req.ToolChoice, req.Tools); err != nil {
 		return nil, err
 	}
-	w.GenerationConfig = generationConfig(req, cfg, opts)
+	if w.GenerationConfig, err = generationConfig(req, cfg, opts); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -106,7 +110,8 @@ func responsesFirst(parts []wirePart) []wirePart {
 func textPart(s string) wirePart { return wirePart{Text: &s} }
 
 // userContent translates a user or tool message. Tool results become
-// functionResponse parts; images in a result follow as inline parts.
+// functionResponse parts; images and documents in a result follow as
+// parts of their own.
 func userContent(parts []sdk.Part, names map[string]string) (wireContent, error) {
 	c := wireContent{Role: roleUser}
 	for _, p := range parts {
@@ -121,6 +126,12 @@ func userContent(parts []sdk.Part, names map[string]string) (wireContent, error)
 				return c, err
 			}
 			c.Parts = append(c.Parts, ip)
+		case sdk.Document:
+			dp, err := documentParts(v)
+			if err != nil {
+				return c, err
+			}
+			c.Parts = append(c.Parts, dp...)
 		case sdk.ToolResult:
 			rp, extra, err := resultParts(v, names)
 			if err != nil {
@@ -164,7 +175,7 @@ func resultParts(r sdk.ToolResult, names map[string]string) (wirePart, []wirePar
 		return wirePart{}, nil, fmt.Errorf("tool result %q has no tool name and answers no call in the conversation", r.CallID)
 	}
 	var text strings.Builder
-	var images []wirePart
+	var media []wirePart
 	for _, p := range r.Content {
 		switch v := p.(type) {
 		case sdk.Text:
@@ -174,7 +185,13 @@ func resultParts(r sdk.ToolResult, names map[string]string) (wirePart, []wirePar
 			if err != nil {
 				return wirePart{}, nil, err
 			}
-			images = append(images, ip)
+			media = append(media, ip)
+		case sdk.Document:
+			dp, err := documentParts(v)
+			if err != nil {
+				return wirePart{}, nil, fmt.Errorf("tool result %q: %w", r.CallID, err)
+			}
+			media = append(media, dp...)
 		}
 	}
 	key := "output"
@@ -185,7 +202,7 @@ func resultParts(r sdk.ToolResult, names map[string]string) (wirePart, []wirePar
 		ID:       r.CallID,
 		Name:     name,
 		Response: map[string]any{key: text.String()},
-	}}, images, nil
+	}}, media, nil
 }
 
 // callNames maps each tool call id in the conversation to its tool name.
@@ -229,6 +246,8 @@ func modelContent(parts []sdk.Part) (wireContent, error) {
 				return c, err
 			}
 			c.Parts = append(c.Parts, ip)
+		case sdk.Document:
+			return c, fmt.Errorf("a document on a %s turn (documents come from the user)", roleModel)
 		case sdk.ToolResult:
 			return c, fmt.Errorf("a tool result on a %s turn", roleModel)
 		}
@@ -325,25 +344,16 @@ func tools(specs []sdk.ToolSpec) ([]wireTool, error) {
 	return []wireTool{{FunctionDeclarations: decls}}, nil
 }
 
-// parameters prepares a tool's JSON Schema. It must be an object schema;
-// "$schema" is dropped (the API rejects the meta-schema keyword); an empty
-// schema declares a function without parameters.
+// parameters prepares a tool's JSON Schema (jsonSchema). It must be an
+// object schema; an empty schema declares a function without parameters.
 func parameters(s sdk.ToolSpec) (json.RawMessage, error) {
 	raw := bytes.TrimSpace(s.InputSchema)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, sdk.Permanentf("gemini: tool %q: input schema is not a JSON object", s.Name)
-	}
-	if _, ok := obj["$schema"]; !ok {
-		return raw, nil
-	}
-	delete(obj, "$schema")
-	b, err := sdk.EncodeJSON(obj)
+	b, err := jsonSchema(raw)
 	if err != nil {
-		return nil, sdk.Permanentf("gemini: tool %q: %v", s.Name, err)
+		return nil, sdk.Permanentf("gemini: tool %q: input schema is not a JSON object", s.Name)
 	}
 	return b, nil
 }
@@ -377,9 +387,9 @@ func toolConfig(tc sdk.ToolChoice, specs []sdk.ToolSpec) (*wireToolConfig, error
 	return &wireToolConfig{FunctionCallingConfig: f}, nil
 }
 
-// generationConfig holds the limits and sampling knobs; nil when there is
-// nothing to send.
-func generationConfig(req *sdk.Request, cfg config, opts options) *wireGenConfig {
+// generationConfig holds the limits, sampling knobs and structured
+// output; nil when there is nothing to send.
+func generationConfig(req *sdk.Request, cfg config, opts options) (*wireGenConfig, error) {
 	g := &wireGenConfig{Temperature: req.Temperature, StopSequences: req.StopSequences}
 	if n := req.MaxTokens; n > 0 {
 		g.MaxOutputTokens = &n
@@ -397,8 +407,13 @@ func generationConfig(req *sdk.Request, cfg config, opts options) *wireGenConfig
 	if budget != nil || include {
 		g.ThinkingConfig = &wireThinkingConfig{IncludeThoughts: include, ThinkingBudget: budget}
 	}
-	if g.MaxOutputTokens == nil && g.Temperature == nil && len(g.StopSequences) == 0 && g.ThinkingConfig == nil {
-		return nil
+	if req.Output != nil {
+		if err := output(g, req.Output); err != nil {
+			return nil, err
+		}
 	}
-	return g
+	if g.MaxOutputTokens == nil && g.Temperature == nil && len(g.StopSequences) == 0 && g.ThinkingConfig == nil && g.ResponseMimeType == "" {
+		return nil, nil
+	}
+	return g, nil
 }

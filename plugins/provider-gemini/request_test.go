@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/axonhq/axon/sdk"
@@ -157,6 +158,40 @@ func TestBuildRequest(t *testing.T) {
 			}},
 		},
 		{
+			name: "output-json-mime-type",
+			cfg:  base,
+			req:  &sdk.Request{Messages: []sdk.Message{user("Three primes as JSON")}, Output: &sdk.Output{Kind: sdk.OutputJSON}},
+		},
+		{
+			// The schema goes out as given (only $schema dropped), not
+			// translated to the OpenAPI-subset responseSchema; Sequential
+			// renders nothing.
+			name: "output-json-schema-with-tools-sequential",
+			cfg:  base,
+			req: &sdk.Request{
+				Messages:   []sdk.Message{user("Weather in Rome as JSON")},
+				Tools:      []sdk.ToolSpec{weatherTool},
+				ToolChoice: sdk.ToolChoice{Sequential: true},
+				MaxTokens:  200,
+				Output:     &sdk.Output{Kind: sdk.OutputJSONSchema, Name: "forecast", Strict: true, Schema: json.RawMessage(` {"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"city":{"type":"string"},"celsius":{"type":["number","null"]},"sky":{"enum":["sun","rain"]}},"required":["city","celsius","sky"],"additionalProperties":false}`)},
+			},
+		},
+		{
+			name: "documents",
+			cfg:  base,
+			req: &sdk.Request{Messages: []sdk.Message{
+				{Role: sdk.RoleUser, Parts: []sdk.Part{
+					sdk.Text{Text: "Compare these."},
+					sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.7\n"), Title: "Q3 report", Context: "the board's copy"},
+					sdk.Document{MediaType: "text/plain; charset=utf-8", Data: []byte("plain notes")},
+					sdk.Document{Data: []byte("%PDF-1.4\n")},
+					sdk.Document{URL: "https://generativelanguage.googleapis.com/v1beta/files/doc1", Title: "uploaded"},
+				}},
+				{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.ToolCall{ID: "c1", Name: "fetch", Input: json.RawMessage(`{}`)}}},
+				{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "c1", Name: "fetch", Content: []sdk.Part{sdk.Text{Text: "fetched"}, sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.5\n")}}}}},
+			}},
+		},
+		{
 			name: "thinking-from-config",
 			cfg:  config{BaseURL: defaultBaseURL, ThinkingBudget: ptr(1024), IncludeThoughts: true},
 			req:  &sdk.Request{Messages: []sdk.Message{user("x")}},
@@ -189,20 +224,33 @@ func TestBuildRequest(t *testing.T) {
 // permanent before anything is sent.
 func TestBuildRequestRefuses(t *testing.T) {
 	t.Parallel()
+	doc := func(role sdk.Role, d sdk.Document) *sdk.Request {
+		return &sdk.Request{Messages: []sdk.Message{{Role: role, Parts: []sdk.Part{d}}}}
+	}
 	tests := []struct {
 		name string
 		req  *sdk.Request
+		want string // in the error, when set
 	}{
-		{"unknown role", &sdk.Request{Messages: []sdk.Message{{Role: "narrator", Parts: []sdk.Part{sdk.Text{Text: "x"}}}}}},
-		{"tool call on a user turn", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.ToolCall{Name: "x"}}}}}},
-		{"tool result on an assistant turn", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.ToolResult{CallID: "a", Name: "x"}}}}}},
-		{"tool result with no name and no call", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "nowhere"}}}}}},
-		{"call input not an object", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.ToolCall{ID: "a", Name: "x", Input: json.RawMessage(`[1]`)}}}}}},
-		{"inline image without media type", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Image{Data: []byte{1}}}}}}},
-		{"schema not an object", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{{Name: "x", InputSchema: json.RawMessage(`"string"`)}}}},
-		{"tool without a name", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{{Description: "x"}}}},
-		{"tool choice names an unknown tool", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "nope"}}},
-		{"bad thinking_budget option", &sdk.Request{Messages: []sdk.Message{user("x")}, Options: map[string]json.RawMessage{"thinking_budget": json.RawMessage(`"lots"`)}}},
+		{"output schema not an object", &sdk.Request{Messages: []sdk.Message{user("x")}, Output: &sdk.Output{Kind: sdk.OutputJSONSchema, Name: "forecast", Schema: json.RawMessage(`[1]`)}}, `gemini: structured output "forecast": the schema must be a JSON object`},
+		{"output schema missing", &sdk.Request{Messages: []sdk.Message{user("x")}, Output: &sdk.Output{Kind: sdk.OutputJSONSchema}}, "gemini: structured output: the schema must be a JSON object"},
+		{"output schema invalid json", &sdk.Request{Messages: []sdk.Message{user("x")}, Output: &sdk.Output{Kind: sdk.OutputJSONSchema, Schema: json.RawMessage(`{"type":`)}}, "the schema must be a JSON object"},
+		{"output of unknown kind", &sdk.Request{Messages: []sdk.Message{user("x")}, Output: &sdk.Output{Kind: "yaml"}}, `unknown kind "yaml"`},
+		{"document on a model turn", doc(sdk.RoleAssistant, sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF")}), "message 0: a document on a model turn"},
+		{"document of another type", doc(sdk.RoleUser, sdk.Document{MediaType: "application/msword", Data: []byte{1}}), `document media type "application/msword"`},
+		{"document by URL not a PDF", doc(sdk.RoleUser, sdk.Document{MediaType: "text/plain", URL: "https://example.org/a.txt"}), "a document by URL must be a PDF"},
+		{"document without data or URL", doc(sdk.RoleUser, sdk.Document{MediaType: "application/pdf"}), "a document needs data or a URL"},
+		{"document in a tool result of another type", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "c1", Name: "fetch", Content: []sdk.Part{sdk.Document{MediaType: "image/gif", Data: []byte("GIF89a")}}}}}}}, `tool result "c1": document media type "image/gif"`},
+		{"unknown role", &sdk.Request{Messages: []sdk.Message{{Role: "narrator", Parts: []sdk.Part{sdk.Text{Text: "x"}}}}}, ""},
+		{"tool call on a user turn", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.ToolCall{Name: "x"}}}}}, ""},
+		{"tool result on an assistant turn", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.ToolResult{CallID: "a", Name: "x"}}}}}, ""},
+		{"tool result with no name and no call", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleTool, Parts: []sdk.Part{sdk.ToolResult{CallID: "nowhere"}}}}}, ""},
+		{"call input not an object", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleAssistant, Parts: []sdk.Part{sdk.ToolCall{ID: "a", Name: "x", Input: json.RawMessage(`[1]`)}}}}}, ""},
+		{"inline image without media type", &sdk.Request{Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{sdk.Image{Data: []byte{1}}}}}}, ""},
+		{"schema not an object", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{{Name: "x", InputSchema: json.RawMessage(`"string"`)}}}, ""},
+		{"tool without a name", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{{Description: "x"}}}, ""},
+		{"tool choice names an unknown tool", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "nope"}}, ""},
+		{"bad thinking_budget option", &sdk.Request{Messages: []sdk.Message{user("x")}, Options: map[string]json.RawMessage{"thinking_budget": json.RawMessage(`"lots"`)}}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -210,6 +258,9 @@ func TestBuildRequestRefuses(t *testing.T) {
 			_, err := buildRequest(tc.req, config{BaseURL: defaultBaseURL})
 			if !errors.Is(err, sdk.ErrPermanent) {
 				t.Fatalf("got %v, want a permanent error", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not mention %q", err, tc.want)
 			}
 		})
 	}

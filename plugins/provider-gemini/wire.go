@@ -80,6 +80,11 @@ type wireGenConfig struct {
 	Temperature     *float64            `json:"temperature,omitempty"`
 	StopSequences   []string            `json:"stopSequences,omitempty"`
 	ThinkingConfig  *wireThinkingConfig `json:"thinkingConfig,omitempty"`
+	// ResponseMimeType "application/json" asks for JSON;
+	// ResponseJSONSchema, the JSON Schema it must match (never the
+	// OpenAPI-subset responseSchema).
+	ResponseMimeType   string          `json:"responseMimeType,omitempty"`
+	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
 }
 
 type wireThinkingConfig struct {
