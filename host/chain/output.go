@@ -130,8 +130,11 @@ func nonConformingError(why string) *sdk.Error {
 	return &sdk.Error{Class: sdk.ClassPermanent, Code: CodeNonConforming, Message: why}
 }
 
+// noStructuredOutputError has status 400, as OpenAI answers a json_schema
+// its model cannot take: the front doors answer an invalid request, which
+// no retry fixes.
 func noStructuredOutputError() *sdk.Error {
-	return &sdk.Error{Class: sdk.ClassPermanent, Code: CodeNoStructuredOutput, Message: "no provider of the chain can guarantee the response schema (strict structured output)"}
+	return &sdk.Error{Class: sdk.ClassPermanent, Code: CodeNoStructuredOutput, Status: 400, Message: "no provider of the chain can guarantee the response schema (strict structured output)"}
 }
 
 func outputTooLargeError(limit int64) *sdk.Error {

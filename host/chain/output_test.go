@@ -221,6 +221,9 @@ func TestStructuredOutputAllSkippedSays(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no provider of the chain can guarantee the response schema") {
 		t.Fatalf("error = %v, want it to say no provider can guarantee the schema", err)
 	}
+	if se := (*sdk.Error)(nil); !errors.As(err, &se) || se.Status != 400 {
+		t.Errorf("error %v: want status 400, the front doors' invalid request", err)
+	}
 }
 
 // TestStructuredOutputStreamingClient: a streaming client (no Buffered)
