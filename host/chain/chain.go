@@ -173,6 +173,13 @@ func (c *Chain) Validate() error {
 // modified. commit, when not nil, is told which hop answers just before its
 // first content reaches out (see Commit); it must not block.
 //
+// A request with Output is held to it: a strict schema skips the hops that
+// cannot guarantee it (Hop.Output), and every answer is checked before any
+// of it reaches out, as a Buffered Run would hold it even for a streaming
+// client; one not of the asked form fails its hop (permanent) and the
+// chain falls back. A schema that does not compile fails the Run before
+// any hop, with status 400.
+//
 // On success the last event sent to out is EventFinish, and nothing is sent
 // to out after it or after Run returns.
 //
