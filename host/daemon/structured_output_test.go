@@ -191,6 +191,23 @@ chain "nobody"   { providers = [provider.none, provider.cli] }
 		}
 	})
 
+	t.Run("the Anthropic front door's output_config is held to the same check", func(t *testing.T) {
+		for _, stream := range []bool{false, true} {
+			resp := r.post("/v1/messages", fmt.Sprintf(`{"model":"fallback","max_tokens":100,"stream":%v,
+			  "messages":[{"role":"user","content":"Weather in Rome, as JSON."}],
+			  "output_config":{"format":{"type":"json_schema","schema":%s}}}`, stream, weatherSchema))
+			if resp.status != http.StatusOK {
+				t.Fatalf("stream=%v: %d %s", stream, resp.status, resp.body)
+			}
+			if got := foDoors[1].text(t, stream, resp.body); got != good { // the Anthropic client's text
+				t.Errorf("stream=%v: answer %q, want the second hop's %q", stream, got, good)
+			}
+			if trail := attemptsOf(resp.header.Get("X-Axon-Trail")); !strings.HasPrefix(trail, "bad#1 fallback permanent/non_conforming_output ") {
+				t.Errorf("stream=%v: trail %q, want bad#1 fallback permanent/non_conforming_output first", stream, trail)
+			}
+		}
+	})
+
 	t.Run("a hop whose plugin does not declare Output is skipped", func(t *testing.T) {
 		in, err := r.broker.sup.Instance("cli")
 		if err != nil {
