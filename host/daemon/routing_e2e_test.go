@@ -338,6 +338,18 @@ chain "default" {
   }
 }
 `, Options{})
+	// The classifier's timeout covers its plugin's start when it is not
+	// running; on a loaded machine a cold start alone can pass 700 ms, so
+	// start it first: the cases measure the gate, not the start.
+	in, err := r.broker.Supervisor().Instance("rater")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := in.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	tools := `{"model":"default","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"clock","parameters":{"type":"object"}}}]}`
 	for _, tc := range []struct {
