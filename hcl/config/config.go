@@ -35,6 +35,7 @@ type Axon struct {
 	Billing          Billing   // the paid gate: whether api-tier providers may be routed at all
 	Archive          Archive   // the schedule that archives old session logs; zero: none
 	Media            Media     // fetching image and document URLs for providers that take only inline data
+	Responses        Responses // how long the Responses API's stored responses are kept
 }
 
 // Sandbox is how a plugin process is isolated.

@@ -98,6 +98,9 @@ func (r *reader) axon(raw *rawAxon, opts Options) Axon {
 		if raw.Archive != nil {
 			a.Archive = r.archive(raw.Archive)
 		}
+		if raw.Responses != nil {
+			a.Responses = r.responses(raw.Responses)
+		}
 	}
 	a.Media = r.media(mediaOf(raw))
 	if a.PluginDir == "" {

@@ -34,6 +34,7 @@ type rawAxon struct {
 	Billing          *rawBilling   `hcl:"billing,block"`
 	Archive          *rawArchive   `hcl:"archive,block"`
 	Media            *rawMedia     `hcl:"media,block"`
+	Responses        *rawResponses `hcl:"responses,block"`
 }
 
 type rawProvider struct {

@@ -29,9 +29,10 @@ type call struct {
 	model        string // the model field as sent
 	req          *sdk.Request
 	stream       bool
-	includeUsage bool   // OpenAI stream_options.include_usage
-	task         string // metadata.task: the task hint routing prefers providers by
-	ignored      string // the x-axon-ignored header: fields sent that changed nothing
+	includeUsage bool           // OpenAI stream_options.include_usage
+	task         string         // metadata.task: the task hint routing prefers providers by
+	ignored      string         // the x-axon-ignored header: fields sent that changed nothing
+	responses    *responsesCall // the Responses API's own, nil for the other formats
 }
 
 // meta names one response.
@@ -79,6 +80,7 @@ type exchange struct {
 	werr      error      // writing to the client failed
 	failure   *wireError // why the front door stopped the answer itself, if it did
 	stopErr   error      // what Send returns once failure is set
+	final     []byte     // the complete answer's body (the last event's, streamed), once sent whole
 }
 
 var _ sdk.BatchSink = (*exchange)(nil)
@@ -281,6 +283,9 @@ func (x *exchange) finish(ans *Answer, err error) {
 			x.begin() // an answer without content is still an answer
 		}
 		x.buf = x.enc.end(x.buf, &x.turn)
+		if f, ok := x.enc.(interface{ finalBody() []byte }); ok {
+			x.final = f.finalBody()
+		}
 		x.setTrailer()
 		// Written, not flushed: the handler returns now, and net/http sends
 		// these frames with the stream's last chunk and the trailer in one
@@ -294,6 +299,7 @@ func (x *exchange) finish(ans *Answer, err error) {
 		}
 		x.setAxonHeaders(x.w.Header())
 		writeJSON(x.w, http.StatusOK, body)
+		x.final = body
 	}
 }
 

@@ -42,6 +42,7 @@ type config struct {
 	health      func() error // nil: always healthy
 	observer    Observer
 	mounts      []mount
+	responses   ResponseStore // nil: no response is kept
 	now         func() time.Time
 	newID       func() string
 }

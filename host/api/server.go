@@ -28,6 +28,7 @@ var _ http.Handler = (*server)(nil)
 //
 //	POST /v1/chat/completions   OpenAI Chat Completions
 //	POST /v1/messages           Anthropic Messages
+//	POST /v1/responses          OpenAI Responses (GET, DELETE /v1/responses/{id})
 //	GET  /v1/models             chains and CHAIN/PROVIDER pins
 //	GET  /v1/models/{id}
 //	GET  /healthz               no token required
@@ -44,6 +45,10 @@ func New(b Backend, opts ...Option) http.Handler {
 	}
 	s.handle("POST /v1/chat/completions", s.generate(openaiDialect{}))
 	s.handle("POST /v1/messages", s.generate(anthropicDialect{}))
+	s.handle("POST /v1/responses", s.createResponse)
+	s.handle("GET /v1/responses/{id}", s.getResponse)
+	s.handle("GET /v1/responses/{id}/input_items", s.inputItems)
+	s.handle("DELETE /v1/responses/{id}", s.deleteResponse)
 	s.handle("GET /v1/models", s.listModels)
 	s.handle("GET /v1/models/{id...}", s.getModel)
 	s.handle("GET /v1/stats", s.stats)
@@ -137,7 +142,7 @@ func (s *server) refuse(w *recorder, r *http.Request, m Mount) {
 // allowedMethod is the method a known path accepts, for 405 answers.
 func (s *server) allowedMethod(path string) (string, bool) {
 	switch path {
-	case "/v1/chat/completions", "/v1/messages":
+	case "/v1/chat/completions", "/v1/messages", "/v1/responses":
 		return http.MethodPost, true
 	case "/v1/models", "/healthz":
 		return http.MethodGet, true
@@ -169,54 +174,68 @@ func (s *server) health(w *recorder, _ *http.Request) {
 	writeJSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
 }
 
-// generate serves one wire format's generation endpoint. A request holds a
-// slot of the total from before its body is read, so the bodies in memory
-// are bounded too, and a slot of its chain once the model names one.
+// decodeFunc decodes a request body for serve: the dialect that answers
+// it (a Responses request's holds its call) and the call.
+type decodeFunc func(ctx context.Context, body []byte) (dialect, *call, error)
+
+// generate serves one wire format's generation endpoint.
 func (s *server) generate(d dialect) func(*recorder, *http.Request) {
-	return func(w *recorder, r *http.Request) {
-		if s.cfg.shutdown.Err() != nil {
-			writeError(w, d, shuttingDown(false, s.cfg.retryAfter))
-			return
-		}
-		if !s.admit.enter() {
-			writeError(w, d, overloaded(fmt.Sprintf("axon is serving its limit of %d requests at once", s.cfg.maxInFlight), s.cfg.retryAfter))
-			return
-		}
-		defer s.admit.leave()
-		body, werr := s.readBody(w, r)
-		if werr != nil {
-			writeError(w, d, werr)
-			return
-		}
+	decode := func(_ context.Context, body []byte) (dialect, *call, error) {
 		c, err := d.decode(body)
-		if err != nil {
-			writeError(w, d, asWireError(err))
-			return
-		}
-		w.rec.Model, w.rec.Stream, w.rec.Ignored = c.model, c.stream, c.ignored
-		setIf(w.Header(), "x-axon-ignored", c.ignored)
-		target, ok := s.backend.Resolve(c.model)
-		if !ok {
-			writeError(w, d, unknownModel(c.model, s.backend.Models(r.Context())))
-			return
-		}
-		ctx, cancel := context.WithCancel(withTask(r.Context(), requestTask(r, c)))
-		defer cancel()
-		x := newExchange(s.cfg, w, d, c, target.Chain(), r.Context(), cancel)
-		if !s.admit.enterChain(x.chain) {
-			writeError(w, d, overloaded(fmt.Sprintf("chain %q is serving its limit of %d requests at once", x.chain, s.cfg.maxPerChain), s.cfg.retryAfter))
-			return
-		}
-		defer s.admit.leaveChain(x.chain)
-		stop := context.AfterFunc(s.cfg.shutdown, x.shutdown)
-		defer stop()
-		delivery := Streamed
-		if !c.stream {
-			delivery = Whole
-		}
-		ans, err := target.Generate(ctx, c.req, x, x.commit, delivery)
-		x.finish(ans, err)
+		return d, c, err
 	}
+	return func(w *recorder, r *http.Request) { s.serve(w, r, d, decode) }
+}
+
+// serve answers one generation request. A request holds a slot of the
+// total from before its body is read, so the bodies in memory are bounded
+// too, and a slot of its chain once the model names one. It returns the
+// exchange of an answer that ran, nil when the request was refused first;
+// d is the error shape until decode gives the request's own.
+func (s *server) serve(w *recorder, r *http.Request, d dialect, decode decodeFunc) *exchange {
+	if s.cfg.shutdown.Err() != nil {
+		writeError(w, d, shuttingDown(false, s.cfg.retryAfter))
+		return nil
+	}
+	if !s.admit.enter() {
+		writeError(w, d, overloaded(fmt.Sprintf("axon is serving its limit of %d requests at once", s.cfg.maxInFlight), s.cfg.retryAfter))
+		return nil
+	}
+	defer s.admit.leave()
+	body, werr := s.readBody(w, r)
+	if werr != nil {
+		writeError(w, d, werr)
+		return nil
+	}
+	d, c, err := decode(r.Context(), body)
+	if err != nil {
+		writeError(w, d, asWireError(err))
+		return nil
+	}
+	w.rec.Model, w.rec.Stream, w.rec.Ignored = c.model, c.stream, c.ignored
+	setIf(w.Header(), "x-axon-ignored", c.ignored)
+	target, ok := s.backend.Resolve(c.model)
+	if !ok {
+		writeError(w, d, unknownModel(c.model, s.backend.Models(r.Context())))
+		return nil
+	}
+	ctx, cancel := context.WithCancel(withTask(r.Context(), requestTask(r, c)))
+	defer cancel()
+	x := newExchange(s.cfg, w, d, c, target.Chain(), r.Context(), cancel)
+	if !s.admit.enterChain(x.chain) {
+		writeError(w, d, overloaded(fmt.Sprintf("chain %q is serving its limit of %d requests at once", x.chain, s.cfg.maxPerChain), s.cfg.retryAfter))
+		return nil
+	}
+	defer s.admit.leaveChain(x.chain)
+	stop := context.AfterFunc(s.cfg.shutdown, x.shutdown)
+	defer stop()
+	delivery := Streamed
+	if !c.stream {
+		delivery = Whole
+	}
+	ans, err := target.Generate(ctx, c.req, x, x.commit, delivery)
+	x.finish(ans, err)
+	return x
 }
 
 // dialectFor picks the error shape for a path outside the generation

@@ -29,14 +29,15 @@ var _ api.Mount = (*session.Handler)(nil)
 // refusing in its own error format, and the metrics count every request,
 // the sessions API's included.
 type FrontDoor struct {
-	daemon   *Daemon
-	sessions *session.Manager
-	store    *usage.Store // nil: no usage store (it could not be opened, or Options.Usage was given)
-	server   *http.Server
-	drain    context.CancelFunc // ends the front door's responses still running
-	logger   hclog.Logger
-	load     func(context.Context) (*config.Config, *config.Lock, error) // Options.Load
-	archiver *archiver                                                   // the archive schedule (axon { archive {} })
+	daemon         *Daemon
+	sessions       *session.Manager
+	store          *usage.Store // nil: no usage store (it could not be opened, or Options.Usage was given)
+	server         *http.Server
+	drain          context.CancelFunc // ends the front door's responses still running
+	logger         hclog.Logger
+	load           func(context.Context) (*config.Config, *config.Lock, error) // Options.Load
+	archiver       *archiver                                                   // the archive schedule (axon { archive {} })
+	closeResponses func()                                                      // closes the Responses API's store
 }
 
 // NewFrontDoor builds the daemon (no plugin starts yet) with its metrics,
@@ -84,6 +85,8 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 	}
 	f.archiver = d.startArchiver(sessions, logger)
 	draining, drain := context.WithCancel(context.Background())
+	kept, closeKept := responseStore(cfg, logger)
+	f.closeResponses = closeKept
 	// The front door's limits are api.Default*: HTTPServer puts the
 	// connection limits on the http.Server, New the rest on the handler.
 	handler := api.New(statsBackend{Daemon: d, store: store},
@@ -95,6 +98,7 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 		api.WithMount("/v1/sessions", sessions.Handler()),
 		api.WithMount("/v1/reload", reloadHandler{f: f}),
 		api.WithMount("/mcp", d.mcpMount(token)),
+		api.WithResponses(kept),
 	)
 	pn := panel.New(panelSource{f: f}, panel.Options{Token: token, Editor: knobs{opts: opts.Loader}, Logger: logger})
 	f.sessions, f.server, f.drain = sessions, api.HTTPServer(withSources(withPanel(handler, pn))), drain
@@ -168,6 +172,9 @@ func (f *FrontDoor) Close() {
 // queued, then the store.
 func (f *FrontDoor) closeDaemon() {
 	f.daemon.Close()
+	if f.closeResponses != nil {
+		f.closeResponses()
+	}
 	if f.store != nil {
 		f.store.Close()
 	}

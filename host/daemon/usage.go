@@ -33,7 +33,7 @@ func (s Sourced) Chain(model string) (*chain.Chain, error) {
 }
 
 // sourceKey carries the usage.Source of a front door request to its
-// Target (route.Generate): the front door serves both wire formats
+// Target (route.Generate): the front door serves its three wire formats
 // through one Backend, which only the path tells apart.
 type sourceKey struct{}
 
@@ -47,6 +47,8 @@ func withSources(h http.Handler) http.Handler {
 			src = usage.SourceOpenAI
 		case "/v1/messages":
 			src = usage.SourceAnthropic
+		case "/v1/responses":
+			src = usage.SourceResponses
 		}
 		if src != "" {
 			r = r.WithContext(context.WithValue(r.Context(), sourceKey{}, src))

@@ -16,6 +16,7 @@ type Source string
 const (
 	SourceOpenAI    Source = "openai"    // the front door's POST /v1/chat/completions
 	SourceAnthropic Source = "anthropic" // the front door's POST /v1/messages
+	SourceResponses Source = "responses" // the front door's POST /v1/responses
 	SourceAsk       Source = "ask"       // axon ask
 	SourceSession   Source = "session"   // a model step of a durable session
 	SourcePanel     Source = "panel"     // the panel's Try it
@@ -24,7 +25,7 @@ const (
 
 // Sources lists every Source, in a stable order.
 func Sources() []Source {
-	return []Source{SourceOpenAI, SourceAnthropic, SourceAsk, SourceSession, SourcePanel, SourceDelegate}
+	return []Source{SourceOpenAI, SourceAnthropic, SourceResponses, SourceAsk, SourceSession, SourcePanel, SourceDelegate}
 }
 
 // Outcome is how a turn ended.
