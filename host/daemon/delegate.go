@@ -125,8 +125,11 @@ func hopOf(p *config.Provider, in *supervisor.Instance, f *media.Fetcher) chain.
 		hop.Output = *p.StructuredOutput // the block overrides the plugin
 	} else {
 		hop.OutputFunc = func(ctx context.Context) bool {
+			// A plugin that cannot start is tried all the same, so the
+			// trail and the client see why it failed, not a skip that
+			// blames structured output.
 			info, err := in.Info(ctx)
-			return err == nil && info.Output
+			return err != nil || info.Output
 		}
 	}
 	return hop
