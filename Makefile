@@ -96,6 +96,7 @@ fuzz: FUZZTIME ?= 10s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzOpenAIRequest$$' -fuzztime $(FUZZTIME) ./host/api/
 	$(GO) test -run '^$$' -fuzz '^FuzzAnthropicRequest$$' -fuzztime $(FUZZTIME) ./host/api/
+	$(GO) test -run '^$$' -fuzz '^FuzzResponsesRequest$$' -fuzztime $(FUZZTIME) ./host/api/
 	$(GO) test -run '^$$' -fuzz '^FuzzSSEReader$$' -fuzztime $(FUZZTIME) ./sdk/sse/
 	$(GO) test -run '^$$' -fuzz '^FuzzHCLParse$$' -fuzztime $(FUZZTIME) ./hcl/config/
 

@@ -15,8 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The two request decoders read whatever a client sends. FuzzOpenAIRequest
-// and FuzzAnthropicRequest check that, on any body, a decoder returns a
+// The request decoders read whatever a client sends. FuzzOpenAIRequest,
+// FuzzAnthropicRequest and FuzzResponsesRequest check that, on any body, a decoder returns a
 // call or a client error (never both, never neither); that the error is a
 // 400 either wire format can render; that a call holds only what the
 // provider plugins are promised (known roles, tool results in tool turns
@@ -92,6 +92,36 @@ func FuzzAnthropicRequest(f *testing.F) {
 	})
 }
 
+func FuzzResponsesRequest(f *testing.F) {
+	addRecordedRequests(f)
+	for _, body := range []string{
+		``, `null`, `[]`, `{}`, `{"model":"m"}`, `{"model":"m","input":""}`, `{"model":"m","input":[]}`, "{\"model\":\"m\",\"input\":\"\xff\"}",
+		`{"model":"m","instructions":"be brief","input":"hi","max_output_tokens":16,"temperature":0.2,"top_p":0.9,"store":false,"stream":true,"metadata":{"task":"code","x":"y"},"reasoning":{"effort":"low","summary":"auto"},"text":{"format":{"type":"json_object"},"verbosity":"low"}}`,
+		`{"model":"m","text":{"format":{"type":"json_schema","name":"w","schema":{"type":"object"},"strict":true}},"input":"hi"}`,
+		`{"model":"m","text":{"format":{"type":"json_schema","schema":[]}},"input":"hi"}`,
+		`{"model":"m","tools":[{"type":"function","name":"add","parameters":{"type":"object"},"strict":true}],"tool_choice":{"type":"function","name":"add"},"parallel_tool_calls":false,"input":[
+			{"role":"developer","content":"use add"},
+			{"type":"message","role":"user","content":[{"type":"input_text","text":"add"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw=="},{"type":"input_file","file_data":"data:application/pdf;base64,JVBERi0=","filename":"a.pdf"}]},
+			{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"think"}],"encrypted_content":"e"},
+			{"type":"function_call","call_id":"c1","name":"add","arguments":"{\"a\":2}"},
+			{"type":"function_call_output","call_id":"c1","output":"5"},
+			{"role":"assistant","content":[{"type":"output_text","text":"5"}]}]}`,
+		`{"model":"m","input":[{"type":"function_call","call_id":"c1","name":"f","arguments":"[1]"}]}`,
+		`{"model":"m","input":[{"type":"function_call_output","call_id":"c9","output":"x"}]}`,
+		`{"model":"m","input":[{"type":"item_reference","id":"x"}]}`,
+		`{"model":"m","input":[{"type":"message","role":"narrator","content":"x"}]}`,
+		`{"model":"m","input":"x","tools":[{"type":"file_search"}]}`,
+		`{"model":"m","input":"x","background":true,"conversation":"c","prompt":{"id":"p"}}`,
+		`{"model":"m","input":"x","tool_choice":{"type":"allowed_tools"}}`,
+		`{"model":"m","input":"x","truncation":"auto","include":["reasoning.encrypted_content"],"service_tier":"flex","user":"u"}`,
+	} {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		checkDecode(t, responsesDialect{}, body)
+	})
+}
+
 // addRecordedRequests seeds f with every request body the provider plugins
 // were recorded sending. Each target gets all of them: the other formats'
 // bodies are near misses worth mutating.
@@ -129,7 +159,7 @@ func checkDecode(t *testing.T, d dialect, body []byte) {
 	for i := range scratch {
 		scratch[i] = '#'
 	}
-	if diff := cmp.Diff(c, c2, cmp.AllowUnexported(call{})); diff != "" || fmt.Sprint(err) != fmt.Sprint(err2) {
+	if diff := cmp.Diff(c, c2, cmp.AllowUnexported(call{}, responsesCall{})); diff != "" || fmt.Sprint(err) != fmt.Sprint(err2) {
 		t.Fatalf("the decoded call changed when the body's buffer was overwritten (-first +overwritten):\n%s", diff)
 	}
 
@@ -221,6 +251,8 @@ func partStrings(t *testing.T, p sdk.Part) []string {
 		return []string{p.Text}
 	case sdk.Image:
 		return []string{p.MediaType, p.URL}
+	case sdk.Document:
+		return []string{p.MediaType, p.URL, p.Title, p.Context}
 	case sdk.Reasoning:
 		return []string{p.Text, p.Signature, p.Redacted, p.Origin}
 	case sdk.ToolCall:

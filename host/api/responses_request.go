@@ -314,6 +314,11 @@ func responsesMessages(items []json.RawMessage, first int) ([]sdk.Text, []sdk.Me
 			if err != nil {
 				return nil, nil, err
 			}
+			for j, p := range content {
+				if _, ok := p.(sdk.Document); ok {
+					return nil, nil, unsupportedf(fmt.Sprintf("%s.output[%d].type", param, j), "a function's output holds text and images only: send the file in a user message")
+				}
+			}
 			appendTo(sdk.RoleTool, sdk.ToolResult{CallID: it.CallID, Name: names[it.CallID], Content: content})
 		case "reasoning":
 			// The summary is what a model showed of its reasoning; its
