@@ -91,7 +91,10 @@ func newExchange(cfg config, w *recorder, d dialect, c *call, chain string, clie
 	return &exchange{
 		cfg: cfg, w: w, d: d, c: c, chain: chain, client: client, cancel: cancel,
 		id:   d.idPrefix() + cfg.newID(),
-		turn: turn{keepParts: !c.stream, maxKept: cfg.maxAnswer, newID: cfg.newID},
+		// A Responses stream repeats its items whole at the end (…done
+		// events, response.completed): its writer keeps them, within the
+		// same bound as a whole answer.
+		turn: turn{keepParts: !c.stream, bounded: c.responses != nil, maxKept: cfg.maxAnswer, newID: cfg.newID},
 	}
 }
 

@@ -252,3 +252,16 @@ func TestResponsesStreamFails(t *testing.T) {
 		t.Errorf("without a store, x-axon-ignored %q, want store", resp.Header.Get("x-axon-ignored"))
 	}
 }
+
+// A Responses stream keeps its answer to repeat it at the end, so it has
+// the bound of a whole answer: past it the answer stops in band.
+func TestResponsesStreamIsBounded(t *testing.T) {
+	t.Parallel()
+	b := &fakeBackend{events: []sdk.Event{start("gpt-x"), text(strings.Repeat("a", 600)), text(strings.Repeat("b", 600)), finish(sdk.FinishStop)}}
+	srv := newServer(t, b, withMaxAnswerBytes(1000))
+	resp := post(t, srv, "/v1/responses", `{"model":"default","input":"hi","stream":true}`)
+	body := readAll(t, resp.Body)
+	if !strings.Contains(body, "event: response.failed") || !strings.Contains(body, "answer_too_large") || strings.Contains(body, "bbbb") {
+		t.Fatalf("an oversized Responses stream: %s", body)
+	}
+}

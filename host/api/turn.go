@@ -20,6 +20,7 @@ import (
 // part starts or the answer is rendered. Its size is bounded by maxKept.
 type turn struct {
 	keepParts bool          // collect content into parts (whole responses)
+	bounded   bool          // count content against maxKept without keeping it (a stream whose writer keeps it)
 	maxKept   int64         // bytes of content a whole answer may keep; <= 0: no limit
 	newID     func() string // names tool calls that arrive without an id
 
@@ -61,28 +62,34 @@ func (t *turn) add(ev sdk.Event) (sdk.Event, error) {
 	case sdk.EventFinish:
 		t.finish = ev.Finish
 	case sdk.EventTextDelta:
-		if t.keepParts && ev.Text != "" {
+		if (t.keepParts || t.bounded) && ev.Text != "" {
 			if err := t.keep(len(ev.Text)); err != nil {
 				return ev, err
 			}
-			t.addText(ev.Text)
+			if t.keepParts {
+				t.addText(ev.Text)
+			}
 		}
 	case sdk.EventReasoningDelta:
-		if t.keepParts {
+		if t.keepParts || t.bounded {
 			if err := t.keep(len(ev.Text) + len(ev.Signature) + len(ev.Redacted)); err != nil {
 				return ev, err
 			}
-			t.addReasoning(ev)
+			if t.keepParts {
+				t.addReasoning(ev)
+			}
 		}
 	case sdk.EventToolCall:
 		call, err := t.normaliseCall(ev.ToolCall)
 		if err != nil {
 			return ev, err
 		}
-		if t.keepParts {
+		if t.keepParts || t.bounded {
 			if err := t.keep(len(call.ID) + len(call.Name) + len(call.Input)); err != nil {
 				return ev, err
 			}
+		}
+		if t.keepParts {
 			t.seal()
 			t.parts = append(t.parts, *call)
 		}
@@ -99,16 +106,23 @@ func (t *turn) add(ev sdk.Event) (sdk.Event, error) {
 func (t *turn) keep(n int) error {
 	t.kept += int64(n)
 	if t.maxKept > 0 && t.kept > t.maxKept {
-		return &answerTooLargeError{limit: t.maxKept}
+		return &answerTooLargeError{limit: t.maxKept, streamed: !t.keepParts}
 	}
 	return nil
 }
 
 // answerTooLargeError is the failure of a whole answer that outgrew its
-// limit. A stream has no such limit: it keeps nothing.
-type answerTooLargeError struct{ limit int64 }
+// limit. A stream has no such limit, as it keeps nothing, unless its
+// writer keeps it (a Responses stream repeats the whole answer at its end).
+type answerTooLargeError struct {
+	limit    int64
+	streamed bool
+}
 
 func (e *answerTooLargeError) Error() string {
+	if e.streamed {
+		return fmt.Sprintf("the answer exceeded the limit of %d bytes that a Responses API stream repeats whole at its end; ask for a shorter answer", e.limit)
+	}
 	return fmt.Sprintf("the answer exceeded the limit of %d bytes for a response that is not streamed; "+
 		"ask for a shorter answer or send \"stream\": true", e.limit)
 }
