@@ -28,10 +28,41 @@ import (
 // A failed tool result is labelled "Tool error NAME id=ID:". A message's
 // text parts are joined as they are; its tool calls follow, one line each;
 // its tool results become blocks of their own, in order. Reasoning is
-// dropped (it belongs to the model that wrote it). Images are refused: a
-// client takes a text prompt. Tool calls are refused when the request
-// requires one: the client answers in text only.
+// dropped (it belongs to the model that wrote it). Images and PDF
+// documents are refused: a client takes a text prompt; a plain-text
+// document is its text, after its title and context. Tool calls are
+// refused when the request requires one: the client answers in text only.
+// A request for JSON (Request.Output) ends the prompt with an instruction
+// to answer with it, and the schema: a client cannot guarantee it (the
+// plugin declares no Info.Output), and the host checks the answer.
 func renderPrompt(req *sdk.Request) (string, error) {
+	prompt, err := renderTurns(req)
+	if err != nil || req.Output == nil {
+		return prompt, err
+	}
+	instruction, err := outputInstruction(req.Output)
+	if err != nil {
+		return "", err
+	}
+	return prompt + "\n\n" + instruction, nil
+}
+
+// outputInstruction asks for the answer form o names.
+func outputInstruction(o *sdk.Output) (string, error) {
+	switch o.Kind {
+	case sdk.OutputJSON:
+		return "Respond with a single JSON object and nothing else.", nil
+	case sdk.OutputJSONSchema:
+		schema := strings.TrimSpace(string(o.Schema))
+		if !strings.HasPrefix(schema, "{") {
+			return "", sdk.Permanentf("cli: structured output: the schema must be a JSON object")
+		}
+		return "Respond with a single JSON object and nothing else, valid against this JSON Schema:\n" + schema, nil
+	}
+	return "", sdk.Permanentf("cli: structured output: unknown kind %q", o.Kind)
+}
+
+func renderTurns(req *sdk.Request) (string, error) {
 	switch req.ToolChoice.Mode {
 	case sdk.ToolChoiceRequired, sdk.ToolChoiceTool:
 		return "", sdk.Permanentf("cli: the request requires a tool call; a command-line client answers in text only")
@@ -60,6 +91,12 @@ func renderPrompt(req *sdk.Request) (string, error) {
 				text.WriteString(p.Text)
 			case sdk.Image:
 				return "", imageError()
+			case sdk.Document:
+				body, err := documentText(p)
+				if err != nil {
+					return "", err
+				}
+				text.WriteString(body)
 			case sdk.Reasoning:
 			case sdk.ToolCall:
 				if text.Len() > 0 && !strings.HasSuffix(text.String(), "\n") {
@@ -105,19 +142,38 @@ func roleLabel(r sdk.Role) string {
 	return "User"
 }
 
-// textOnly joins the text of parts; ok is false when one is an image.
-// Parts other than text and images carry nothing here.
+// textOnly joins the text of parts; ok is false when one is an image or a
+// document (renderTurns lays documents out). Parts other than these carry
+// nothing here.
 func textOnly(parts []sdk.Part) (string, bool) {
 	var b strings.Builder
 	for _, p := range parts {
 		switch p := p.(type) {
 		case sdk.Text:
 			b.WriteString(p.Text)
-		case sdk.Image:
+		case sdk.Image, sdk.Document:
 			return "", false
 		}
 	}
 	return b.String(), true
+}
+
+// documentText is a plain-text document as the prompt holds it: its title
+// and context, each on a line, then its text. A PDF, or a document by URL,
+// is refused: the client reads only the prompt.
+func documentText(d sdk.Document) (string, error) {
+	if d.MediaType != "text/plain" || len(d.Data) == 0 {
+		return "", sdk.Permanentf("cli: a %s document is not supported: a command-line client takes a text prompt (plain-text documents only, inline)", d.MediaType)
+	}
+	var b strings.Builder
+	for _, line := range []string{d.Title, d.Context} {
+		if line != "" {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	b.Write(d.Data)
+	return b.String(), nil
 }
 
 func imageError() error {
