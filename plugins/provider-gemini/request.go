@@ -387,9 +387,17 @@ func toolConfig(tc sdk.ToolChoice, specs []sdk.ToolSpec) (*wireToolConfig, error
 	return &wireToolConfig{FunctionCallingConfig: f}, nil
 }
 
+// maxStopSequences is the most stopSequences the Gemini API takes
+// (GenerationConfig reference: "up to 5"); more are refused here rather
+// than cut, before anything is sent.
+const maxStopSequences = 5
+
 // generationConfig holds the limits, sampling knobs and structured
 // output; nil when there is nothing to send.
 func generationConfig(req *sdk.Request, cfg config, opts options) (*wireGenConfig, error) {
+	if n := len(req.StopSequences); n > maxStopSequences {
+		return nil, sdk.Permanentf("gemini: %d stop sequences: the Gemini API takes at most %d", n, maxStopSequences)
+	}
 	g := &wireGenConfig{Temperature: req.Temperature, StopSequences: req.StopSequences}
 	if n := req.MaxTokens; n > 0 {
 		g.MaxOutputTokens = &n

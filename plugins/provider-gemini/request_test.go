@@ -250,6 +250,7 @@ func TestBuildRequestRefuses(t *testing.T) {
 		{"schema not an object", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{{Name: "x", InputSchema: json.RawMessage(`"string"`)}}}, ""},
 		{"tool without a name", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{{Description: "x"}}}, ""},
 		{"tool choice names an unknown tool", &sdk.Request{Messages: []sdk.Message{user("x")}, Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceTool, Name: "nope"}}, ""},
+		{"more stop sequences than the API takes", &sdk.Request{Messages: []sdk.Message{user("x")}, StopSequences: []string{"a", "b", "c", "d", "e", "f"}}, "6 stop sequences: the Gemini API takes at most 5"},
 		{"bad thinking_budget option", &sdk.Request{Messages: []sdk.Message{user("x")}, Options: map[string]json.RawMessage{"thinking_budget": json.RawMessage(`"lots"`)}}, ""},
 	}
 	for _, tc := range tests {
