@@ -43,8 +43,13 @@ type Preset struct {
 	// Allow is the egress allow list when the block's egress has none: the
 	// hosts a command-line client needs, and no more.
 	Allow []string
-	Proxy bool   // egress { proxy } when the block does not say
-	Home  string // home when the block sets none, "~/..."
+	// NoStructuredOutput: the vendor's API cannot guarantee a JSON
+	// schema although its plugin can render one (DeepSeek takes only
+	// json_object), so the block's structured_output defaults to false
+	// and the chain sends strict-schema requests elsewhere.
+	NoStructuredOutput bool
+	Proxy              bool   // egress { proxy } when the block does not say
+	Home               string // home when the block sets none, "~/..."
 	// Login is the command that logs the client in, run by the owner with
 	// HOME set to the block's home (claude and gemini ask at their first
 	// start); "" for presets without a home.
@@ -94,7 +99,8 @@ var presets = []Preset{
 	{Name: "gemini-native", Plugin: "gemini", BaseURL: "https://generativelanguage.googleapis.com", Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-goog-api-key"}, KeyEnv: "GEMINI_API_KEY", Model: "gemini-flash-latest",
 		Docs: "https://ai.google.dev/api/generate-content"},
 	{Name: "deepseek", Plugin: "openai", BaseURL: "https://api.deepseek.com", Auth: bearer, KeyEnv: "DEEPSEEK_API_KEY", Tier: TierAPI,
-		Docs: "https://api-docs.deepseek.com"},
+		NoStructuredOutput: true, // JSON Output is json_object only (api-docs.deepseek.com/guides/json_mode)
+		Docs:               "https://api-docs.deepseek.com"},
 	{Name: "xai", Plugin: "openai", BaseURL: "https://api.x.ai/v1", Auth: bearer, KeyEnv: "XAI_API_KEY", Tier: TierAPI,
 		Docs: "https://docs.x.ai/api/integrations"},
 

@@ -167,7 +167,7 @@ func TestPresetRows(t *testing.T) {
 		{"gemini", Preset{Plugin: "openai", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "GEMINI_API_KEY", Model: "gemini-flash-latest"}},
 		{"gemini-native", Preset{Plugin: "gemini", BaseURL: "https://generativelanguage.googleapis.com", Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-goog-api-key"}, KeyEnv: "GEMINI_API_KEY", Model: "gemini-flash-latest"}},
 		{"openai", Preset{Plugin: "openai", BaseURL: "https://api.openai.com/v1", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "OPENAI_API_KEY", Tier: TierAPI}},
-		{"deepseek", Preset{Plugin: "openai", BaseURL: "https://api.deepseek.com", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "DEEPSEEK_API_KEY", Tier: TierAPI}},
+		{"deepseek", Preset{Plugin: "openai", BaseURL: "https://api.deepseek.com", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "DEEPSEEK_API_KEY", Tier: TierAPI, NoStructuredOutput: true}},
 		{"github", Preset{Plugin: "openai", BaseURL: "https://models.github.ai/inference", Auth: sdk.Auth{Scheme: sdk.AuthBearer}, KeyEnv: "GITHUB_TOKEN"}},
 	}
 	for _, tc := range tests {

@@ -73,6 +73,9 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 	}
 	p.Prefill = r.strictBool(raw.Prefill, "prefill")
 	p.StructuredOutput = r.strictBool(raw.StructuredOutput, "structured_output")
+	if p.StructuredOutput == nil && p.preset != nil && p.preset.NoStructuredOutput {
+		p.StructuredOutput = new(false) // the vendor's API cannot guarantee a schema
+	}
 	p.Enabled = r.strictBool(raw.Enabled, "enabled")
 	if b := r.strictBool(raw.CanDelegate, "can_delegate"); b != nil {
 		p.CanDelegate, p.CanDelegateRange = *b, raw.CanDelegate.Range()

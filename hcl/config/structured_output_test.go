@@ -43,3 +43,18 @@ func TestStructuredOutput(t *testing.T) {
 		})
 	}
 }
+
+// A preset whose vendor cannot guarantee a schema makes structured_output
+// false unless the block says otherwise.
+func TestStructuredOutputPresetDefault(t *testing.T) {
+	t.Parallel()
+	for attr, want := range map[string]bool{"": false, "structured_output = true": true} {
+		cfg, diags, l := parse(t, "provider \"d\" {\n  preset = \"deepseek\"\n  model = \"deepseek-chat\"\n  "+attr+"\n}\nchain \"default\" { providers = [provider.d] }\n")
+		if diags.HasErrors() {
+			t.Fatalf("diagnostics:\n%s", render(t, l.Files(), diags))
+		}
+		if p := cfg.Provider("d").StructuredOutput; p == nil || *p != want {
+			t.Errorf("deepseek with %q: structured_output %v, want %v", attr, p, want)
+		}
+	}
+}
