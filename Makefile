@@ -78,7 +78,9 @@ test-deps:
 # deterministic. make test FUZZTIME=30s also mutates them; make fuzz does
 # only that (default 10s a target).
 # One pass over every package, under the race detector (test-race): a
-# plain pass on top would run the same assertions again.
+# plain pass on top would run the same assertions again. The OpenAI client
+# example is a module of its own (its client stays out of axon's go.mod),
+# so it gets a go test of its own.
 test: vet lint test-deps
 	@$(MAKE) --no-print-directory test-race
 	@if [ -n "$(FUZZTIME)" ]; then $(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME); fi
@@ -88,6 +90,7 @@ test: vet lint test-deps
 # as subprocesses are built without it (host/internal/testbin), as shipped.
 test-race:
 	CGO_ENABLED=1 $(GO) test -count=1 -race -timeout 10m ./...
+	cd examples/client-openai-sdk && CGO_ENABLED=1 $(GO) test -count=1 -race -timeout 5m ./...
 
 # Mutates each fuzz target's seed corpus for FUZZTIME. -fuzz takes one
 # target in one package, hence a line each. An input that fails is written
