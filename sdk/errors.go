@@ -92,6 +92,20 @@ func Transientf(format string, args ...any) *Error { return Errorf(ClassTransien
 // here, fall back at once.
 func Permanentf(format string, args ...any) *Error { return Errorf(ClassPermanent, format, args...) }
 
+// CodeUnsupported marks a request a plugin refuses before sending anything
+// because its API has no place for something the request asks for.
+const CodeUnsupported = "unsupported"
+
+// Unsupportedf refuses a request the plugin cannot render for its API (a
+// document its API takes no form of, more stop sequences than it allows),
+// before anything is sent: permanent, so the chain falls back, with Status
+// 400 and Code CodeUnsupported, so that a client whose request no provider
+// of the chain can honour is answered as a bad request naming why, not as
+// an upstream failure.
+func Unsupportedf(format string, args ...any) *Error {
+	return &Error{Class: ClassPermanent, Code: CodeUnsupported, Status: 400, Message: fmt.Sprintf(format, args...)}
+}
+
 // ClassOf returns the class of err, or "" when err carries none.
 func ClassOf(err error) Class {
 	var e *Error

@@ -33,3 +33,10 @@ func TestErrorIs(t *testing.T) {
 		t.Error("ClassOf / RetryAfterOf do not see through wrapping")
 	}
 }
+
+func TestUnsupportedf(t *testing.T) {
+	e := Unsupportedf("%d stop sequences", 6)
+	if e.Class != ClassPermanent || e.Status != 400 || e.Code != CodeUnsupported || e.Message != "6 stop sequences" || ClassOf(e) != ClassPermanent {
+		t.Errorf("Unsupportedf: %+v", e)
+	}
+}

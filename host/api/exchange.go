@@ -90,7 +90,7 @@ var _ sdk.BatchSink = (*exchange)(nil)
 func newExchange(cfg config, w *recorder, d dialect, c *call, chain string, client context.Context, cancel context.CancelFunc) *exchange {
 	return &exchange{
 		cfg: cfg, w: w, d: d, c: c, chain: chain, client: client, cancel: cancel,
-		id:   d.idPrefix() + cfg.newID(),
+		id: d.idPrefix() + cfg.newID(),
 		// A Responses stream repeats its items whole at the end (…done
 		// events, response.completed): its writer keeps them, within the
 		// same bound as a whole answer.

@@ -92,7 +92,7 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 	handler := api.New(statsBackend{Daemon: d, store: store},
 		api.WithToken(token),
 		api.WithMetrics(opts.Metrics.Handler()),
-		api.WithObserver(opts.Metrics),
+		api.WithObserver(requestLog{metrics: opts.Metrics, log: logger.Named("frontdoor")}),
 		api.WithShutdown(draining),
 		api.WithHealth(sessions.Health),
 		api.WithMount("/v1/sessions", sessions.Handler()),

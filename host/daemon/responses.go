@@ -27,4 +27,3 @@ func responseStore(cfg *config.Config, logger hclog.Logger) (api.ResponseStore, 
 	}
 	return st, func() { st.Close() }
 }
-

@@ -65,7 +65,7 @@ func outputInstruction(o *sdk.Output) (string, error) {
 func renderTurns(req *sdk.Request) (string, error) {
 	switch req.ToolChoice.Mode {
 	case sdk.ToolChoiceRequired, sdk.ToolChoiceTool:
-		return "", sdk.Permanentf("cli: the request requires a tool call; a command-line client answers in text only")
+		return "", sdk.Unsupportedf("cli: the request requires a tool call; a command-line client answers in text only")
 	}
 	if len(req.System) == 0 && len(req.Messages) == 1 && req.Messages[0].Role == sdk.RoleUser {
 		if text, ok := textOnly(req.Messages[0].Parts); ok {
@@ -163,7 +163,7 @@ func textOnly(parts []sdk.Part) (string, bool) {
 // is refused: the client reads only the prompt.
 func documentText(d sdk.Document) (string, error) {
 	if d.MediaType != "text/plain" || len(d.Data) == 0 {
-		return "", sdk.Permanentf("cli: a %s document is not supported: a command-line client takes a text prompt (plain-text documents only, inline)", d.MediaType)
+		return "", sdk.Unsupportedf("cli: a %s document is not supported: a command-line client takes a text prompt (plain-text documents only, inline)", d.MediaType)
 	}
 	var b strings.Builder
 	for _, line := range []string{d.Title, d.Context} {
@@ -177,7 +177,7 @@ func documentText(d sdk.Document) (string, error) {
 }
 
 func imageError() error {
-	return sdk.Permanentf("cli: images are not supported: a command-line client takes a text prompt")
+	return sdk.Unsupportedf("cli: images are not supported: a command-line client takes a text prompt")
 }
 
 // modelRE is what a model name may look like: it lands in argv, and one

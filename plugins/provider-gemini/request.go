@@ -396,7 +396,7 @@ const maxStopSequences = 5
 // output; nil when there is nothing to send.
 func generationConfig(req *sdk.Request, cfg config, opts options) (*wireGenConfig, error) {
 	if n := len(req.StopSequences); n > maxStopSequences {
-		return nil, sdk.Permanentf("gemini: %d stop sequences: the Gemini API takes at most %d", n, maxStopSequences)
+		return nil, sdk.Unsupportedf("gemini: %d stop sequences: the Gemini API takes at most %d", n, maxStopSequences)
 	}
 	g := &wireGenConfig{Temperature: req.Temperature, StopSequences: req.StopSequences}
 	if n := req.MaxTokens; n > 0 {

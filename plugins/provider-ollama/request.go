@@ -84,6 +84,9 @@ func buildRequest(req *sdk.Request, s settings) (*wireRequest, error) {
 	names := map[string]string{} // tool call id → name, for results that name no tool
 	for i, m := range req.Messages {
 		msgs, err := messages(m, names)
+		if _, ok := err.(unsupportedError); ok {
+			return nil, sdk.Unsupportedf("message %d: %v", i, err)
+		}
 		if err != nil {
 			return nil, sdk.Permanentf("message %d: %v", i, err)
 		}
@@ -251,8 +254,13 @@ func errDocument(d sdk.Document) error {
 	if d.Title != "" {
 		what += `, "` + d.Title + `"`
 	}
-	return fmt.Errorf("a document (%s) cannot be sent: Ollama's /api/chat takes no document input", what)
+	return unsupportedError(fmt.Sprintf("a document (%s) cannot be sent: Ollama's /api/chat takes no document input", what))
 }
+
+// unsupportedError is a part /api/chat has no place for.
+type unsupportedError string
+
+func (e unsupportedError) Error() string { return string(e) }
 
 // image encodes an inline image. Ollama reads raw base64 and fetches
 // nothing, so an image given only by URL cannot be sent.

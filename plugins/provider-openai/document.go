@@ -67,13 +67,13 @@ func chatDocument(d sdk.Document) (contentPart, error) {
 	case "application/pdf":
 		if len(d.Data) == 0 {
 			if d.URL != "" {
-				return contentPart{}, sdk.Permanentf("a PDF document by URL: the Chat Completions API takes files only inline (send the bytes, or use api = %q)", apiResponses)
+				return contentPart{}, sdk.Unsupportedf("a PDF document by URL: the Chat Completions API takes files only inline (send the bytes, or use api = %q)", apiResponses)
 			}
 			return contentPart{}, sdk.Permanentf("document part with neither data nor url")
 		}
 		return contentPart{Type: "file", File: &chatFile{Filename: documentName(d), FileData: pdfDataURL(d.Data)}}, nil
 	}
-	return contentPart{}, sdk.Permanentf("document media type %q: only application/pdf and text/plain", d.MediaType)
+	return contentPart{}, sdk.Unsupportedf("document media type %q: only application/pdf and text/plain", d.MediaType)
 }
 
 // responsesDocument renders d as a Responses input item: a PDF as
@@ -94,5 +94,5 @@ func responsesDocument(d sdk.Document) (any, error) {
 		}
 		return nil, sdk.Permanentf("document part with neither data nor url")
 	}
-	return nil, sdk.Permanentf("document media type %q: only application/pdf and text/plain", d.MediaType)
+	return nil, sdk.Unsupportedf("document media type %q: only application/pdf and text/plain", d.MediaType)
 }

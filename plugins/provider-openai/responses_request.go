@@ -97,7 +97,7 @@ const includeEncryptedReasoning = "reasoning.encrypted_content"
 // wire body. It is pure: no I/O, no clock.
 func buildResponsesRequest(c config, req *sdk.Request) (*responsesRequest, error) {
 	if len(req.StopSequences) > 0 {
-		return nil, sdk.Permanentf("stop sequences are not supported by the OpenAI Responses API (api = %q); use api = %q or drop them", apiResponses, apiChat)
+		return nil, sdk.Unsupportedf("stop sequences are not supported by the OpenAI Responses API (api = %q); use api = %q or drop them", apiResponses, apiChat)
 	}
 	opts, err := parseOptions(req.Options)
 	if err != nil {
