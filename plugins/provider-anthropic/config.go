@@ -81,6 +81,8 @@ func parseConfig(cfg sdk.Config) (config, error) {
 // different providers.
 type options struct {
 	ThinkingBudget *int
+	TopP           *float64
+	TopK           *int
 }
 
 func parseOptions(raw map[string]json.RawMessage) (options, error) {
@@ -91,6 +93,20 @@ func parseOptions(raw map[string]json.RawMessage) (options, error) {
 			return options{}, sdk.Permanentf("option thinking_budget: want a non-negative integer")
 		}
 		o.ThinkingBudget = &n
+	}
+	if v, ok := raw["top_p"]; ok {
+		var p float64
+		if err := json.Unmarshal(v, &p); err != nil || p < 0 || p > 1 {
+			return options{}, sdk.Permanentf("option top_p: want a number from 0 to 1")
+		}
+		o.TopP = &p
+	}
+	if v, ok := raw["top_k"]; ok {
+		var k int
+		if err := json.Unmarshal(v, &k); err != nil || k < 1 {
+			return options{}, sdk.Permanentf("option top_k: want a positive integer")
+		}
+		o.TopK = &k
 	}
 	return o, nil
 }

@@ -25,6 +25,8 @@ type wireRequest struct {
 	ToolChoice    *wireChoice   `json:"tool_choice,omitempty"`
 	StopSequences []string      `json:"stop_sequences,omitempty"`
 	Temperature   *float64      `json:"temperature,omitempty"`
+	TopP          *float64      `json:"top_p,omitempty"`
+	TopK          *int          `json:"top_k,omitempty"`
 	Thinking      *wireThinking `json:"thinking,omitempty"`
 	OutputConfig  *wireOutput   `json:"output_config,omitempty"`
 	Stream        bool          `json:"stream"`
@@ -100,6 +102,8 @@ func buildRequest(req *sdk.Request, c config) (*wireRequest, error) {
 		MaxTokens:     req.MaxTokens,
 		StopSequences: req.StopSequences,
 		Temperature:   req.Temperature,
+		TopP:          opts.TopP,
+		TopK:          opts.TopK,
 		Stream:        true,
 	}
 	if w.Model == "" {

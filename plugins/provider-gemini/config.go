@@ -74,6 +74,9 @@ func parseConfig(cfg sdk.Config) (config, error) {
 type options struct {
 	ThinkingBudget  *int
 	IncludeThoughts *bool
+	TopP            *float64
+	TopK            *int
+	Seed            *int64
 }
 
 func parseOptions(raw map[string]json.RawMessage) (options, error) {
@@ -91,6 +94,27 @@ func parseOptions(raw map[string]json.RawMessage) (options, error) {
 			return options{}, sdk.Permanentf("option include_thoughts: want a boolean")
 		}
 		o.IncludeThoughts = &b
+	}
+	if v, ok := raw["top_p"]; ok {
+		var p float64
+		if err := json.Unmarshal(v, &p); err != nil || p < 0 || p > 1 {
+			return options{}, sdk.Permanentf("option top_p: want a number from 0 to 1")
+		}
+		o.TopP = &p
+	}
+	if v, ok := raw["top_k"]; ok {
+		var k int
+		if err := json.Unmarshal(v, &k); err != nil || k < 1 {
+			return options{}, sdk.Permanentf("option top_k: want a positive integer")
+		}
+		o.TopK = &k
+	}
+	if v, ok := raw["seed"]; ok {
+		var n int64
+		if err := json.Unmarshal(v, &n); err != nil {
+			return options{}, sdk.Permanentf("option seed: want an integer")
+		}
+		o.Seed = &n
 	}
 	return o, nil
 }

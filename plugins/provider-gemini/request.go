@@ -398,7 +398,7 @@ func generationConfig(req *sdk.Request, cfg config, opts options) (*wireGenConfi
 	if n := len(req.StopSequences); n > maxStopSequences {
 		return nil, sdk.Unsupportedf("gemini: %d stop sequences: the Gemini API takes at most %d", n, maxStopSequences)
 	}
-	g := &wireGenConfig{Temperature: req.Temperature, StopSequences: req.StopSequences}
+	g := &wireGenConfig{Temperature: req.Temperature, StopSequences: req.StopSequences, TopP: opts.TopP, TopK: opts.TopK, Seed: opts.Seed}
 	if n := req.MaxTokens; n > 0 {
 		g.MaxOutputTokens = &n
 	} else if cfg.MaxTokens > 0 {
@@ -420,7 +420,8 @@ func generationConfig(req *sdk.Request, cfg config, opts options) (*wireGenConfi
 			return nil, err
 		}
 	}
-	if g.MaxOutputTokens == nil && g.Temperature == nil && len(g.StopSequences) == 0 && g.ThinkingConfig == nil && g.ResponseMimeType == "" {
+	if g.MaxOutputTokens == nil && g.Temperature == nil && len(g.StopSequences) == 0 && g.ThinkingConfig == nil && g.ResponseMimeType == "" &&
+		g.TopP == nil && g.TopK == nil && g.Seed == nil {
 		return nil, nil
 	}
 	return g, nil

@@ -79,6 +79,9 @@ type wireGenConfig struct {
 	MaxOutputTokens *int                `json:"maxOutputTokens,omitempty"`
 	Temperature     *float64            `json:"temperature,omitempty"`
 	StopSequences   []string            `json:"stopSequences,omitempty"`
+	TopP            *float64            `json:"topP,omitempty"`
+	TopK            *int                `json:"topK,omitempty"`
+	Seed            *int64              `json:"seed,omitempty"`
 	ThinkingConfig  *wireThinkingConfig `json:"thinkingConfig,omitempty"`
 	// ResponseMimeType "application/json" asks for JSON;
 	// ResponseJSONSchema, the JSON Schema it must match (never the

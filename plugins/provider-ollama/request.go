@@ -132,6 +132,16 @@ func runtimeOptions(req *sdk.Request, s settings, o requestOptions) (map[string]
 		b, _ := json.Marshal(req.StopSequences)
 		out["stop"] = b
 	}
+	// The front doors' sampling knobs, under the runtime options' own
+	// names: they win over the options attribute, as the request's fields do.
+	for _, k := range []string{"top_p", "top_k", "seed"} {
+		if v, ok := req.Options[k]; ok {
+			if !json.Valid(v) || len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
+				return nil, sdk.Permanentf("option %s: want a number", k)
+			}
+			out[k] = v
+		}
+	}
 	if len(out) == 0 {
 		return nil, nil
 	}
