@@ -2,7 +2,10 @@ module github.com/axonhq/axon/examples/client-openai-sdk
 
 go 1.26.0
 
-require github.com/openai/openai-go/v3 v3.102.0
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/openai/openai-go/v3 v3.102.0
+)
 
 require (
 	github.com/coder/websocket v1.8.15 // indirect

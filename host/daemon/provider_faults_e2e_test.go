@@ -208,9 +208,12 @@ chain "strict" {
 	})
 
 	// A stream the plugin read to its end is a clean finish in the
-	// egress log, not a cancellation.
+	// egress log, not a cancellation. Only the lenient block's streams
+	// are read to their end: the strict block abandons its stream at the
+	// bad event, and whether that is before or after the upstream sent
+	// the rest is a race, so its lines may rightly say cancelled.
 	for _, line := range strings.Split(r.logs.String(), "\n") {
-		if strings.Contains(line, "egress:") && strings.Contains(line, "status=200") && strings.Contains(line, "canceled") {
+		if strings.Contains(line, "egress: plugin=first ") && strings.Contains(line, "status=200") && strings.Contains(line, "canceled") {
 			t.Errorf("a finished stream logged as cancelled: %s", line)
 		}
 	}
