@@ -16,12 +16,11 @@ func anthropicFields(body []byte) (ignoredList, error) {
 		switch string(key) {
 		case "model", "max_tokens", "system", "messages", "tools", "tool_choice",
 			"temperature", "stop_sequences", "stream", "thinking", "top_p", "top_k",
-			"output_format":
-			// translated by decode
+			"output_format", "output_config":
+			// translated by decode; what no decoder reads inside is listed
+			ignoreNested(&l, v, anthropicShape.members[string(key)])
 		case "metadata":
 			ignoreKeys(&l, "metadata", v, func(k string) bool { return k == "task" })
-		case "output_config":
-			ignoreKeys(&l, "output_config", v, func(k string) bool { return k == "format" })
 		case "mcp_servers":
 			if !unset(v) {
 				return unsupportedf("mcp_servers", "the MCP connector is not supported: MCP servers are run by Anthropic's side, which a request through axon may never reach; give the tools as client tools")
@@ -40,6 +39,38 @@ func anthropicFields(body []byte) (ignoredList, error) {
 		return nil
 	})
 	return l, err
+}
+
+// anthropicShape is what the decoder reads inside the fields it
+// translates; any other member is listed as ignored (output_config.effort,
+// a tool's strict, ...). A text block's citations, echoed from an earlier
+// answer, are read whole: they are the answer's, not a request.
+var anthropicShape = compile("", keys{
+	"system[]":      {"type": nil, "text": nil, "cache_control": cacheControlKeys, "citations": nil},
+	"messages[]":    {"role": nil, "content[]": anthropicBlockKeys(true)},
+	"tools[]":       {"type": nil, "name": nil, "description": nil, "input_schema": nil, "cache_control": cacheControlKeys},
+	"tool_choice":   {"type": nil, "name": nil, "disable_parallel_tool_use": nil},
+	"thinking":      {"type": nil, "budget_tokens": nil},
+	"output_format": anthropicFormatKeys,
+	"output_config": {"format": anthropicFormatKeys},
+})
+
+var anthropicFormatKeys = keys{"type": nil, "schema": nil}
+
+// anthropicBlockKeys are a content block's, any type's; with results, a
+// tool_result's content holds blocks too (one level: a result holds no
+// result).
+func anthropicBlockKeys(results bool) keys {
+	k := keys{
+		"type": nil, "text": nil, "id": nil, "name": nil, "input": nil, "tool_use_id": nil,
+		"is_error": nil, "thinking": nil, "signature": nil, "data": nil, "title": nil,
+		"context": nil, "citations": nil, "cache_control": cacheControlKeys,
+		"source": {"type": nil, "media_type": nil, "data": nil, "url": nil},
+	}
+	if results {
+		k["content[]"] = anthropicBlockKeys(false)
+	}
+	return k
 }
 
 // anthropicFormat is output_config.format (and the beta output_format).

@@ -176,6 +176,9 @@ func ignoreKeys(l *ignoredList, path string, v []byte, keep func(key string) boo
 	})
 }
 
+// cacheControlKeys are a cache_control object's.
+var cacheControlKeys = keys{"type": nil, "ttl": nil}
+
 // cacheControl is an Anthropic prompt-cache breakpoint, also accepted on
 // OpenAI content parts (the OpenRouter convention).
 type cacheControl struct {
@@ -210,4 +213,132 @@ func outputSchema(param string, raw json.RawMessage) (json.RawMessage, error) {
 		return nil, missing(param)
 	}
 	return schema(param, raw)
+}
+
+// keys names the members of a JSON object a decoder reads, each with the
+// keys of its value when the walk goes into it (nil: the value is read
+// whole: a string, number, schema or opaque object). A name ending in []
+// holds an array (or, like a message's content, a string or an array):
+// its elements are walked with the keys given.
+type keys map[string]keys
+
+// shape is keys compiled for the walk: each object knows its path in the
+// request as x-axon-ignored lists it, [] standing for any array index
+// ("messages[].content[].detail"), so the walk itself allocates nothing.
+type shape struct {
+	path    string
+	members map[string]*shape // a nil *shape: known, read whole
+}
+
+// compile turns k, the keys of the objects at path, into a shape.
+func compile(path string, k keys) *shape {
+	s := &shape{path: path, members: make(map[string]*shape, len(k))}
+	for key, sub := range k {
+		name, list := strings.CutSuffix(key, "[]")
+		if sub == nil {
+			s.members[name] = nil
+			continue
+		}
+		child := name
+		if path != "" {
+			child = path + "." + name
+		}
+		if list {
+			child += "[]"
+		}
+		s.members[name] = compile(child, sub)
+	}
+	return s
+}
+
+// ignoreNested lists every member no decoder reads of the objects in v,
+// the value of one member of s's parent, recursively, once per path.
+// s nil (a member read whole) lists nothing.
+func ignoreNested(l *ignoredList, v []byte, s *shape) {
+	if s == nil {
+		return
+	}
+	i := skipSpace(v, 0)
+	if i >= len(v) {
+		return
+	}
+	switch v[i] {
+	case '[':
+		elements(v[i:], func(e []byte) { ignoreNested(l, e, s) })
+	case '{':
+		_ = members(v[i:], func(key, value []byte) error {
+			sub, known := s.members[string(key)]
+			switch {
+			case known:
+				ignoreNested(l, value, sub)
+			case !unset(value) && !l.has(s.path, key):
+				l.add(s.path, key)
+			}
+			return nil
+		})
+	}
+}
+
+// elements calls fn with the raw value of each element of the JSON array b.
+func elements(b []byte, fn func(value []byte)) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] == ']' {
+			return
+		}
+		if b[i] == ',' {
+			i++
+			continue
+		}
+		end := valueEnd(b, i)
+		if end == i { // not JSON: decodeBody has refused it already
+			return
+		}
+		fn(b[i:end])
+		i = end
+	}
+}
+
+// has reports whether path.key is listed already, comparing key as add
+// writes it.
+func (l *ignoredList) has(path string, key []byte) bool {
+	for _, n := range l.names {
+		rest, ok := strings.CutPrefix(n, path)
+		if !ok {
+			continue
+		}
+		if path != "" {
+			if rest, ok = strings.CutPrefix(rest, "."); !ok {
+				continue
+			}
+		}
+		if headerSafeEqual(rest, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerSafeEqual reports whether s is key as writeHeaderSafe writes it.
+func headerSafeEqual(s string, key []byte) bool {
+	if len(key) > 64 {
+		key = key[:64]
+	}
+	if len(s) != len(key) {
+		return false
+	}
+	for i, c := range key {
+		if c < 0x21 || c > 0x7e || c == ',' {
+			c = '?'
+		}
+		if s[i] != c {
+			return false
+		}
+	}
+	return true
 }

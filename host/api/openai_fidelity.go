@@ -16,7 +16,8 @@ func openaiFields(body []byte) (ignoredList, error) {
 			"max_tokens", "max_completion_tokens", "temperature", "stop", "stream",
 			"stream_options", "n", "reasoning_effort", "response_format",
 			"parallel_tool_calls", "top_p", "seed":
-			// translated by decode
+			// translated by decode; what no decoder reads inside is listed
+			ignoreNested(&l, v, openaiShape.members[string(key)])
 		case "metadata":
 			ignoreKeys(&l, "metadata", v, func(k string) bool { return k == "task" })
 		case "logprobs", "top_logprobs":
@@ -48,6 +49,32 @@ func openaiFields(body []byte) (ignoredList, error) {
 	})
 	return l, err
 }
+
+// openaiShape is what the decoder reads inside the fields it translates;
+// any other member is listed as ignored (a message's name, an image's
+// detail, a function's strict, ...).
+var openaiShape = compile("", keys{
+	"messages[]": {
+		"role": nil, "content[]": openaiPartKeys, "tool_call_id": nil,
+		"reasoning_content": nil, "reasoning": nil,
+		"tool_calls[]": {"id": nil, "type": nil, "function": {"name": nil, "arguments": nil}},
+	},
+	"tools[]":         {"type": nil, "function": openaiFunctionKeys},
+	"functions[]":     openaiFunctionKeys,
+	"tool_choice":     {"type": nil, "function": {"name": nil}},
+	"function_call":   {"name": nil},
+	"response_format": {"type": nil, "json_schema": {"name": nil, "schema": nil, "strict": nil}},
+	"stream_options":  {"include_usage": nil},
+})
+
+var (
+	openaiFunctionKeys = keys{"name": nil, "description": nil, "parameters": nil}
+	openaiPartKeys     = keys{
+		"type": nil, "text": nil, "refusal": nil, "image_url": {"url": nil},
+		"file":          {"file_data": nil, "filename": nil, "file_id": nil},
+		"cache_control": cacheControlKeys,
+	}
+)
 
 // openaiResponseFormat is response_format.
 type openaiResponseFormat struct {

@@ -49,7 +49,7 @@ func TestOpenAIDecode(t *testing.T) {
 			{"type":"text","text":"what is this?"},
 			{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw==","detail":"low"}},
 			{"type":"image_url","image_url":{"url":"https://example.com/cat.jpg"}}]}]}`,
-		want: &call{model: "default", req: &sdk.Request{
+		want: &call{model: "default", ignored: "messages[].content[].image_url.detail", req: &sdk.Request{
 			Messages: []sdk.Message{{Role: sdk.RoleUser, Parts: []sdk.Part{
 				sdk.Text{Text: "what is this?"},
 				sdk.Image{MediaType: "image/png", Data: png},

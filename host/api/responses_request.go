@@ -131,13 +131,6 @@ func decodeResponses(body []byte, prior []json.RawMessage) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, t := range w.Tools {
-		if t.Strict != nil && *t.Strict {
-			// No wire format behind axon promises arguments that match a
-			// tool's schema; the client gets them as the model wrote them.
-			ignored.add(fmt.Sprintf("tools[%d]", i), []byte("strict"))
-		}
-	}
 	input, err := responsesInput(w.Input)
 	if err != nil {
 		return nil, err
@@ -503,6 +496,28 @@ func responsesOutput(t *responsesText) (*sdk.Output, error) {
 	return nil, invalidf("text.format.type", `unknown type %q: want "text", "json_object" or "json_schema"`, f.Type)
 }
 
+// responsesShape is what the decoder reads inside the fields it
+// translates; any other member is listed as ignored (an image's detail, a
+// tool's strict — no wire format behind axon promises arguments that match
+// a tool's schema —, a reasoning item's encrypted_content, ...). An item's id
+// and status, echoed from an earlier response, are read and left alone.
+var responsesShape = compile("", keys{
+	"input[]": {
+		"type": nil, "role": nil, "id": nil, "status": nil, "call_id": nil, "name": nil,
+		"arguments": nil, "content[]": responsesPartKeys, "output[]": responsesPartKeys,
+		"summary[]": {"type": nil, "text": nil},
+	},
+	"tools[]":     {"type": nil, "name": nil, "description": nil, "parameters": nil},
+	"tool_choice": {"type": nil, "name": nil},
+	"text":        {"format": {"type": nil, "name": nil, "schema": nil, "strict": nil}},
+	"reasoning":   {"effort": nil},
+})
+
+var responsesPartKeys = keys{
+	"type": nil, "text": nil, "refusal": nil, "image_url": nil, "file_data": nil,
+	"file_url": nil, "file_id": nil, "filename": nil, "annotations": nil, "logprobs": nil,
+}
+
 // responsesFields sorts every top-level field of a Responses request:
 // translated by decodeResponses, refused here, or listed as ignored.
 func responsesFields(body []byte) (ignoredList, error) {
@@ -511,13 +526,12 @@ func responsesFields(body []byte) (ignoredList, error) {
 		switch string(key) {
 		case "model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls",
 			"max_output_tokens", "temperature", "top_p", "store", "stream", "previous_response_id":
-			// translated by decode
+			// translated by decode; what no decoder reads inside is listed
+			ignoreNested(&l, v, responsesShape.members[string(key)])
 		case "metadata":
 			// Kept with the response and echoed in it; task is the task hint.
-		case "text":
-			ignoreKeys(&l, "text", v, func(k string) bool { return k == "format" })
-		case "reasoning":
-			ignoreKeys(&l, "reasoning", v, func(k string) bool { return k == "effort" })
+		case "text", "reasoning":
+			ignoreNested(&l, v, responsesShape.members[string(key)])
 		case "background":
 			if !unset(v) {
 				return unsupportedf("background", "background responses are not supported: send the request and wait, or stream it")
