@@ -100,7 +100,13 @@ func anthropicOutput(param string, f *anthropicFormat) (*sdk.Output, error) {
 // canonical part carries them back, so a client asking for them would get
 // an answer without.
 func anthropicDocument(param string, b anthropicBlock, cache sdk.Cache) (sdk.Document, error) {
-	if b.Citations != nil && b.Citations.Enabled {
+	var citations struct {
+		Enabled bool `json:"enabled"`
+	}
+	if len(b.Citations) > 0 && string(b.Citations) != "null" && json.Unmarshal(b.Citations, &citations) != nil {
+		return sdk.Document{}, invalidf(param+".citations", `want {"enabled": true|false}`)
+	}
+	if citations.Enabled {
 		return sdk.Document{}, unsupportedf(param+".citations.enabled", "citations are not supported")
 	}
 	src := b.Source

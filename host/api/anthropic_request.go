@@ -60,9 +60,9 @@ type anthropicBlock struct {
 	Data      string                 `json:"data"`
 	Title     string                 `json:"title"`   // of a document
 	Context   string                 `json:"context"` // of a document
-	Citations *struct {
-		Enabled bool `json:"enabled"`
-	} `json:"citations"` // of a document
+	// Citations is a document's {"enabled": …}, or a text block's list of
+	// citations echoed from an earlier answer (read whole, passed over).
+	Citations json.RawMessage `json:"citations"`
 	CacheControl *cacheControl `json:"cache_control"`
 }
 

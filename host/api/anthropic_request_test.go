@@ -146,6 +146,8 @@ func TestAnthropicDecodeRejects(t *testing.T) {
 		{"message without content", `{"model":"m","max_tokens":1,"messages":[{"role":"user"}]}`, "missing_required_parameter", "messages[0].content", "field required"},
 		{"string message", `{"model":"m","max_tokens":1,"messages":["hi"]}`, "invalid_value", "messages", "want"},
 		{"document block without a source", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"document"}]}]}`, "missing_required_parameter", "messages[0].content[0].source", `field required`},
+		{"document asking for citations", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"document","source":{"type":"text","data":"d"},"citations":{"enabled":true}}]}]}`, "unsupported_value", "messages[0].content[0].citations.enabled", "citations are not supported"},
+		{"document citations not an object", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"document","source":{"type":"text","data":"d"},"citations":[1]}]}]}`, "invalid_value", "messages[0].content[0].citations", "enabled"},
 		{"tool_use in a user turn", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}]}`, "unsupported_value", "messages[0].content[0].type", "user turn"},
 		{"tool_result in an assistant turn", `{"model":"m","max_tokens":1,"messages":[{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"t"}]}]}`, "unsupported_value", "messages[0].content[0].type", "assistant turn"},
 		{"image from a file id", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}]}`, "unsupported_value", "messages[0].content[0].source.type", "base64 and url"},

@@ -36,7 +36,7 @@ func TestNestedFieldsListed(t *testing.T) {
 		name: "anthropic system, blocks, tool results, tools, output_config",
 		d:    anthropicDialect{},
 		body: `{"model":"m","max_tokens":9,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral","scope":"x"}}],
-			"messages":[{"role":"user","content":[{"type":"text","text":"hi"},
+			"messages":[{"role":"user","content":[{"type":"text","text":"hi","citations":[{"type":"char_location","cited_text":"c"}]},
 				{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw==","hint":"y"}}]},
 			{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{"any":"thing"},"caller":{"type":"direct"}}]},
 			{"role":"user","id":"u","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r","deep":1}]}]}],
