@@ -62,8 +62,8 @@ type anthropicBlock struct {
 	Context   string                 `json:"context"` // of a document
 	// Citations is a document's {"enabled": …}, or a text block's list of
 	// citations echoed from an earlier answer (read whole, passed over).
-	Citations json.RawMessage `json:"citations"`
-	CacheControl *cacheControl `json:"cache_control"`
+	Citations    json.RawMessage `json:"citations"`
+	CacheControl *cacheControl   `json:"cache_control"`
 }
 
 // anthropicImage is the source of an image or a document block.
