@@ -50,6 +50,13 @@ type Info struct {
 	// the host fetches a part given by URL, within its size limit, and
 	// hands the plugin the bytes.
 	InlineMedia bool
+	// Options lists the Request.Options keys the provider renders on its
+	// wire ("top_p", "seed", "reasoning_effort", ...). When the provider
+	// that answers a client request leaves out an option the request set,
+	// the host names it in the x-axon-ignored response header, so a client
+	// learns that its top_k never reached that model. nil: the plugin does
+	// not say, and nothing is named; empty: it renders none.
+	Options []string
 }
 
 // Schema describes the plugin-owned attributes of a plugin's configuration

@@ -345,6 +345,12 @@ func (x *exchange) setAxonHeaders(h http.Header) {
 	setIf(h, "x-axon-chain", x.chainName())
 	setIf(h, "x-axon-provider", x.ann.Provider)
 	setIf(h, "x-axon-trail", x.ann.Trail)
+	if x.committed && len(x.ann.Unrendered) > 0 {
+		// What the answering provider leaves out joins what the front
+		// door dropped.
+		x.w.rec.Ignored = withUnrendered(x.c.ignored, x.d, x.ann.Unrendered)
+		h.Set("x-axon-ignored", x.w.rec.Ignored)
+	}
 }
 
 // setTrailer sends the final trail at the end of a stream: the header went
@@ -372,6 +378,9 @@ func mergeAnswer(a, b Answer) Answer {
 	}
 	if b.Trail != "" {
 		a.Trail = b.Trail
+	}
+	if b.Unrendered != nil {
+		a.Unrendered = b.Unrendered
 	}
 	return a
 }

@@ -342,3 +342,33 @@ func headerSafeEqual(s string, key []byte) bool {
 	}
 	return true
 }
+
+// withUnrendered is the x-axon-ignored value ignored with the options the
+// answering provider does not render added, each named as the client's
+// field that set it.
+func withUnrendered(ignored string, d dialect, options []string) string {
+	var b strings.Builder
+	b.WriteString(ignored)
+	for _, o := range options {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(optionField(d, o))
+	}
+	return b.String()
+}
+
+// optionField is the request field of d's wire format that sets option o.
+func optionField(d dialect, o string) string {
+	switch d.(type) {
+	case anthropicDialect:
+		if o == "thinking_budget" {
+			return "thinking"
+		}
+	case responsesDialect:
+		if o == "reasoning_effort" {
+			return "reasoning.effort"
+		}
+	}
+	return o
+}

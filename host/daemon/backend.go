@@ -93,13 +93,14 @@ func (t route) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink, com
 	}
 	defer g.leave()
 	ctx = withMediaSession(ctx) // one per client request: its hops and retries share the fetches
+	ctx = withUnrendered(ctx)
 	if src := sourceOf(ctx); src != "" {
 		if c, err := lookup(g.sourced[src], t.model); err == nil {
 			ch = c
 		}
 	}
 	res, err := ch.Run(ctx, req, out, func(c chain.Commit) {
-		commit(api.Answer{Chain: ch.Name, Provider: c.Provider, Model: c.Model, Trail: chain.TrailLine(c.Route, c.Trail)})
+		commit(api.Answer{Chain: ch.Name, Provider: c.Provider, Model: c.Model, Trail: chain.TrailLine(c.Route, c.Trail), Unrendered: unrenderedOf(ctx)})
 	}, opts...)
 	return &api.Answer{Chain: ch.Name, Provider: res.Provider, Model: res.Model, Trail: chain.TrailLine(res.Route, res.Trail)}, err
 }

@@ -194,12 +194,14 @@ type fidelityCell struct {
 	Status   int             `json:"status"`
 	Upstream json.RawMessage `json:"upstream,omitempty"` // the body the provider got; absent when none was sent
 	Refusal  string          `json:"refusal,omitempty"`  // the client's error message, when it got one
+	// Ignored is the x-axon-ignored header: the fields the front door
+	// dropped, and the options this format's provider does not render.
+	Ignored string `json:"x_axon_ignored,omitempty"`
 }
 
 // fidelityFile is one golden file: a row through one door.
 type fidelityFile struct {
 	Request json.RawMessage         `json:"request"`
-	Ignored string                  `json:"x_axon_ignored,omitempty"`
 	Formats map[string]fidelityCell `json:"formats"`
 }
 
@@ -244,7 +246,7 @@ func TestFidelityMatrix(t *testing.T) {
 				if len(cell.Upstream) == 0 {
 					cell.Upstream = nil
 				}
-				file.Ignored = h.Get("x-axon-ignored")
+				cell.Ignored = h.Get("x-axon-ignored")
 				file.Formats[f] = cell
 			}
 			checkFidelity(t, filepath.Join("testdata", "fidelity", row.name, door.name+".json"), file, images.URL)

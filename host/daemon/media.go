@@ -25,7 +25,8 @@ type infoGenerator interface {
 	Info(ctx context.Context) (sdk.Info, error)
 }
 
-// inlining is a hop's provider that, when its plugin declares
+// inlining is a hop's provider that notes the request options its plugin
+// does not render (options.go) and, when its plugin declares
 // Info.InlineMedia, first replaces the images and documents given by URL
 // in the hop's copy of the request with their bytes (host/media). A hop
 // that takes URLs gets them as they are, and nothing is fetched for it.
@@ -37,12 +38,16 @@ type inlining struct {
 var _ chain.Generator = inlining{}
 
 func (p inlining) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
-	if media.HasURLParts(req) {
+	urls := media.HasURLParts(req)
+	if urls || len(req.Options) > 0 {
 		// An Info that fails means the plugin cannot start: Generate
 		// reports that, classified, as it would without media.
-		if info, err := p.in.Info(ctx); err == nil && info.InlineMedia {
-			if err := mediaSession(ctx, p.fetcher).Inline(ctx, req); err != nil {
-				return err
+		if info, err := p.in.Info(ctx); err == nil {
+			noteUnrendered(ctx, info, req)
+			if urls && info.InlineMedia {
+				if err := mediaSession(ctx, p.fetcher).Inline(ctx, req); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -13,6 +13,7 @@ func infoToProto(i sdk.Info) *pb.InfoResponse {
 	out := &pb.InfoResponse{
 		Name: i.Name, Kind: string(i.Kind), Version: i.Version, ApiVersions: i.APIVersions,
 		AuthScheme: string(i.Auth.Scheme), AuthName: i.Auth.Name, Prefill: i.Prefill, Output: i.Output, InlineMedia: i.InlineMedia,
+		Options: i.Options, OptionsDeclared: i.Options != nil,
 	}
 	for _, a := range i.Config.Attributes {
 		out.Config = append(out.Config, &pb.Attribute{
@@ -27,6 +28,9 @@ func infoFromProto(p *pb.InfoResponse) sdk.Info {
 		Name: p.GetName(), Kind: sdk.Kind(p.GetKind()), Version: p.GetVersion(), APIVersions: p.GetApiVersions(),
 		Auth:    sdk.Auth{Scheme: sdk.AuthScheme(p.GetAuthScheme()), Name: p.GetAuthName()},
 		Prefill: p.GetPrefill(), Output: p.GetOutput(), InlineMedia: p.GetInlineMedia(),
+	}
+	if p.GetOptionsDeclared() {
+		out.Options = append([]string{}, p.GetOptions()...)
 	}
 	for _, a := range p.GetConfig() {
 		out.Config.Attributes = append(out.Config.Attributes, sdk.Attribute{

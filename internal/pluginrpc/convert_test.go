@@ -2,6 +2,7 @@ package pluginrpc
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,6 +82,14 @@ func TestInfoFrameCapsRoundTrip(t *testing.T) {
 			{Name: "n", Type: "number", Default: json.RawMessage(`3`)}}}}
 	if diff := cmp.Diff(info, infoFromProto(infoToProto(info)), equateEmpty); diff != "" {
 		t.Errorf("info (-want +got):\n%s", diff)
+	}
+	// Options: a list, an empty list (renders none) and none (does not
+	// say) stay apart.
+	for _, opts := range [][]string{{"top_p", "seed"}, {}, nil} {
+		got := infoFromProto(infoToProto(sdk.Info{Options: opts})).Options
+		if !slices.Equal(got, opts) || (got == nil) != (opts == nil) {
+			t.Errorf("options %#v arrived as %#v", opts, got)
+		}
 	}
 	f := sdk.Frame{Expression: sdk.ExprDegraded, Text: "can't think", Status: map[string]string{"chain": "default"}}
 	if diff := cmp.Diff(f, frameFromProto(frameToProto(f))); diff != "" {

@@ -32,6 +32,9 @@ func (a *anthropic) Info() sdk.Info {
 		// A JSON Schema goes out as output_config.format, which the API
 		// enforces (constrained decoding).
 		Output: true,
+		// The request options parseOptions renders (thinking, top_p,
+		// top_k); any other the host names as ignored.
+		Options: []string{"thinking_budget", "top_p", "top_k"},
 	}
 }
 

@@ -38,6 +38,9 @@ func (p *cli) Info() sdk.Info {
 		Kind:    sdk.KindProvider,
 		Version: version,
 		Config:  schema(),
+		// A coding client's command line takes no sampling knob: every
+		// request option is named as ignored.
+		Options: []string{},
 	}
 }
 

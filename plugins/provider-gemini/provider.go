@@ -35,6 +35,9 @@ func (g *gemini) Info() sdk.Info {
 		// client's URL: the host fetches an image or document URL and
 		// hands the bytes over, sent as inlineData.
 		InlineMedia: true,
+		// The request options parseOptions renders; any other the host
+		// names as ignored.
+		Options: []string{"thinking_budget", "include_thoughts", "top_p", "top_k", "seed"},
 	}
 }
 

@@ -36,6 +36,10 @@ func (o *ollama) Info() sdk.Info {
 		// Request.Output goes out as format: "json", or the JSON Schema
 		// itself, which Ollama enforces as a grammar while sampling.
 		Output: true,
+		// The request options rendered (parseRequestOptions, and the
+		// front doors' sampling knobs into options); any other the host
+		// names as ignored.
+		Options: []string{"think", "keep_alive", "options", "top_p", "top_k", "seed"},
 	}
 }
 

@@ -35,6 +35,9 @@ func (p *openai) Info() sdk.Info {
 		// failure the chain falls back from), or its block sets
 		// structured_output = false.
 		Output: true,
+		// The request options parseOptions renders; any other the host
+		// names as ignored.
+		Options: []string{"reasoning_effort", "parallel_tool_calls", "top_p", "seed", "response_format"},
 	}
 }
 

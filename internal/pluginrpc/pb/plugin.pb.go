@@ -214,19 +214,21 @@ func (x *Attribute) GetDescription() string {
 }
 
 type InfoResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Version       string                 `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
-	ApiVersions   []string               `protobuf:"bytes,4,rep,name=api_versions,json=apiVersions,proto3" json:"api_versions,omitempty"`
-	Config        []*Attribute           `protobuf:"bytes,5,rep,name=config,proto3" json:"config,omitempty"`
-	AuthScheme    string                 `protobuf:"bytes,6,opt,name=auth_scheme,json=authScheme,proto3" json:"auth_scheme,omitempty"`
-	AuthName      string                 `protobuf:"bytes,7,opt,name=auth_name,json=authName,proto3" json:"auth_name,omitempty"`
-	Prefill       bool                   `protobuf:"varint,8,opt,name=prefill,proto3" json:"prefill,omitempty"`                             // the provider continues a trailing assistant message
-	Output        bool                   `protobuf:"varint,9,opt,name=output,proto3" json:"output,omitempty"`                               // the provider guarantees a strict structured-output schema
-	InlineMedia   bool                   `protobuf:"varint,10,opt,name=inline_media,json=inlineMedia,proto3" json:"inline_media,omitempty"` // the provider takes images and documents only inline
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Name            string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Kind            string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Version         string                 `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	ApiVersions     []string               `protobuf:"bytes,4,rep,name=api_versions,json=apiVersions,proto3" json:"api_versions,omitempty"`
+	Config          []*Attribute           `protobuf:"bytes,5,rep,name=config,proto3" json:"config,omitempty"`
+	AuthScheme      string                 `protobuf:"bytes,6,opt,name=auth_scheme,json=authScheme,proto3" json:"auth_scheme,omitempty"`
+	AuthName        string                 `protobuf:"bytes,7,opt,name=auth_name,json=authName,proto3" json:"auth_name,omitempty"`
+	Prefill         bool                   `protobuf:"varint,8,opt,name=prefill,proto3" json:"prefill,omitempty"`                                         // the provider continues a trailing assistant message
+	Output          bool                   `protobuf:"varint,9,opt,name=output,proto3" json:"output,omitempty"`                                           // the provider guarantees a strict structured-output schema
+	InlineMedia     bool                   `protobuf:"varint,10,opt,name=inline_media,json=inlineMedia,proto3" json:"inline_media,omitempty"`             // the provider takes images and documents only inline
+	Options         []string               `protobuf:"bytes,11,rep,name=options,proto3" json:"options,omitempty"`                                         // the request options the provider renders
+	OptionsDeclared bool                   `protobuf:"varint,12,opt,name=options_declared,json=optionsDeclared,proto3" json:"options_declared,omitempty"` // options is the whole list (even empty), not unknown
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *InfoResponse) Reset() {
@@ -325,6 +327,20 @@ func (x *InfoResponse) GetOutput() bool {
 func (x *InfoResponse) GetInlineMedia() bool {
 	if x != nil {
 		return x.InlineMedia
+	}
+	return false
+}
+
+func (x *InfoResponse) GetOptions() []string {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *InfoResponse) GetOptionsDeclared() bool {
+	if x != nil {
+		return x.OptionsDeclared
 	}
 	return false
 }
@@ -2127,7 +2143,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
 	"\brequired\x18\x03 \x01(\bR\brequired\x12!\n" +
 	"\fdefault_json\x18\x04 \x01(\fR\vdefaultJson\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xb9\x02\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xfe\x02\n" +
 	"\fInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x18\n" +
@@ -2140,7 +2156,9 @@ const file_plugin_proto_rawDesc = "" +
 	"\aprefill\x18\b \x01(\bR\aprefill\x12\x16\n" +
 	"\x06output\x18\t \x01(\bR\x06output\x12!\n" +
 	"\finline_media\x18\n" +
-	" \x01(\bR\vinlineMedia\"\x80\x01\n" +
+	" \x01(\bR\vinlineMedia\x12\x18\n" +
+	"\aoptions\x18\v \x03(\tR\aoptions\x12)\n" +
+	"\x10options_declared\x18\f \x01(\bR\x0foptionsDeclared\"\x80\x01\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\x12(\n" +
