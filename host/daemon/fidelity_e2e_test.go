@@ -20,7 +20,7 @@ import (
 var updateFidelity = flag.Bool("update-fidelity", false, "rewrite testdata/fidelity from what the upstreams receive")
 
 // The fidelity matrix (issue 20; host/api/README.md, "Fidelity"): each row
-// is one request field, sent through both front doors to a chain of each
+// is one request field, sent through each front door to a chain of each
 // provider wire format, every provider a real plugin process. What each
 // fake upstream received (or the refusal the client got instead) is
 // compared with testdata/fidelity/<row>/<door>.json; -update-fidelity
@@ -133,7 +133,7 @@ provider "ollama" {
 // sends for it (MODEL stands for the chain), "" where the door's format
 // has no such field.
 type fidelityRow struct {
-	name, openai, anthropic string
+	name, openai, anthropic, responses string
 }
 
 const (
@@ -143,49 +143,66 @@ const (
 
 func fidelityRows(imageURL string) []fidelityRow {
 	user := func(content string) string { return `"messages":[{"role":"user","content":` + content + `}]` }
+	input := func(content string) string { return `"input":[{"role":"user","content":` + content + `}]` }
+	weather := `{"type":"function","name":"weather","description":"d","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}`
+	okSchema := `{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false}`
 	return []fidelityRow{
 		{"text",
 			`{"model":"MODEL",` + user(`"hi"`) + `}`,
-			`{"model":"MODEL","max_tokens":64,` + user(`"hi"`) + `}`},
+			`{"model":"MODEL","max_tokens":64,` + user(`"hi"`) + `}`,
+			`{"model":"MODEL","input":"hi"}`},
 		{"system-and-cache-breakpoints",
 			`{"model":"MODEL","messages":[{"role":"system","content":[{"type":"text","text":"long prefix","cache_control":{"type":"ephemeral"}}]},{"role":"user","content":"hi"}]}`,
-			`{"model":"MODEL","max_tokens":64,"system":[{"type":"text","text":"first"},{"type":"text","text":"long prefix","cache_control":{"type":"ephemeral","ttl":"1h"}}],"tools":[{"name":"clock","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral","ttl":"5m"}}]}]}`},
+			`{"model":"MODEL","max_tokens":64,"system":[{"type":"text","text":"first"},{"type":"text","text":"long prefix","cache_control":{"type":"ephemeral","ttl":"1h"}}],"tools":[{"name":"clock","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral","ttl":"5m"}}]}]}`,
+			`{"model":"MODEL","instructions":"long prefix","input":"hi"}`},
 		{"sampling-and-limits",
 			`{"model":"MODEL","max_completion_tokens":32,"temperature":0.2,"top_p":0.9,"stop":["END","STOP"],"seed":7,` + user(`"hi"`) + `}`,
-			`{"model":"MODEL","max_tokens":32,"temperature":0.2,"top_p":0.9,"top_k":40,"stop_sequences":["END","STOP"],` + user(`"hi"`) + `}`},
+			`{"model":"MODEL","max_tokens":32,"temperature":0.2,"top_p":0.9,"top_k":40,"stop_sequences":["END","STOP"],` + user(`"hi"`) + `}`,
+			`{"model":"MODEL","max_output_tokens":32,"temperature":0.2,"top_p":0.9,"input":"hi"}`},
 		{"tools-required-sequential",
 			`{"model":"MODEL","tools":[{"type":"function","function":{"name":"weather","description":"d","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}],"tool_choice":"required","parallel_tool_calls":false,` + user(`"hi"`) + `}`,
-			`{"model":"MODEL","max_tokens":64,"tools":[{"name":"weather","description":"d","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}],"tool_choice":{"type":"any","disable_parallel_tool_use":true},` + user(`"hi"`) + `}`},
+			`{"model":"MODEL","max_tokens":64,"tools":[{"name":"weather","description":"d","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}],"tool_choice":{"type":"any","disable_parallel_tool_use":true},` + user(`"hi"`) + `}`,
+			`{"model":"MODEL","tools":[` + weather + `],"tool_choice":"required","parallel_tool_calls":false,"input":"hi"}`},
 		{"tool-choice-named-and-none",
 			`{"model":"MODEL","tools":[{"type":"function","function":{"name":"weather","parameters":{"type":"object"}}},{"type":"function","function":{"name":"clock"}}],"tool_choice":{"type":"function","function":{"name":"clock"}},` + user(`"hi"`) + `}`,
-			`{"model":"MODEL","max_tokens":64,"tools":[{"name":"weather","input_schema":{"type":"object"}},{"name":"clock","input_schema":{"type":"object"}}],"tool_choice":{"type":"none"},` + user(`"hi"`) + `}`},
+			`{"model":"MODEL","max_tokens":64,"tools":[{"name":"weather","input_schema":{"type":"object"}},{"name":"clock","input_schema":{"type":"object"}}],"tool_choice":{"type":"none"},` + user(`"hi"`) + `}`,
+			`{"model":"MODEL","tools":[{"type":"function","name":"weather","parameters":{"type":"object"}},{"type":"function","name":"clock"}],"tool_choice":{"type":"function","name":"clock"},"input":"hi"}`},
 		{"tool-call-and-result-turns",
 			`{"model":"MODEL","tools":[{"type":"function","function":{"name":"weather","parameters":{"type":"object"}}}],"messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Rome\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"21C"}]}`,
-			`{"model":"MODEL","max_tokens":64,"tools":[{"name":"weather","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"weather","input":{"city":"Rome"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"21C","is_error":true}]}]}`},
+			`{"model":"MODEL","max_tokens":64,"tools":[{"name":"weather","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"weather","input":{"city":"Rome"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"21C","is_error":true}]}]}`,
+			`{"model":"MODEL","tools":[{"type":"function","name":"weather","parameters":{"type":"object"}}],"input":[{"role":"user","content":"weather?"},{"type":"function_call","call_id":"call_1","name":"weather","arguments":"{\"city\":\"Rome\"}"},{"type":"function_call_output","call_id":"call_1","output":"21C"}]}`},
 		{"image-inline",
 			`{"model":"MODEL",` + user(`[{"type":"text","text":"what?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,`+pngB64+`"}}]`) + `}`,
-			`{"model":"MODEL","max_tokens":64,` + user(`[{"type":"text","text":"what?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`+pngB64+`"}}]`) + `}`},
+			`{"model":"MODEL","max_tokens":64,` + user(`[{"type":"text","text":"what?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`+pngB64+`"}}]`) + `}`,
+			`{"model":"MODEL",` + input(`[{"type":"input_text","text":"what?"},{"type":"input_image","image_url":"data:image/png;base64,`+pngB64+`"}]`) + `}`},
 		{"image-by-url",
 			`{"model":"MODEL",` + user(`[{"type":"text","text":"what?"},{"type":"image_url","image_url":{"url":"`+imageURL+`"}}]`) + `}`,
-			`{"model":"MODEL","max_tokens":64,` + user(`[{"type":"text","text":"what?"},{"type":"image","source":{"type":"url","url":"`+imageURL+`"}}]`) + `}`},
+			`{"model":"MODEL","max_tokens":64,` + user(`[{"type":"text","text":"what?"},{"type":"image","source":{"type":"url","url":"`+imageURL+`"}}]`) + `}`,
+			`{"model":"MODEL",` + input(`[{"type":"input_text","text":"what?"},{"type":"input_image","image_url":"`+imageURL+`"}]`) + `}`},
 		{"pdf-document",
 			`{"model":"MODEL",` + user(`[{"type":"text","text":"summarise"},{"type":"file","file":{"filename":"a.pdf","file_data":"data:application/pdf;base64,`+pdfB64+`"}}]`) + `}`,
-			`{"model":"MODEL","max_tokens":64,` + user(`[{"type":"text","text":"summarise"},{"type":"document","title":"a.pdf","source":{"type":"base64","media_type":"application/pdf","data":"`+pdfB64+`"}}]`) + `}`},
+			`{"model":"MODEL","max_tokens":64,` + user(`[{"type":"text","text":"summarise"},{"type":"document","title":"a.pdf","source":{"type":"base64","media_type":"application/pdf","data":"`+pdfB64+`"}}]`) + `}`,
+			`{"model":"MODEL",` + input(`[{"type":"input_text","text":"summarise"},{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,`+pdfB64+`"}]`) + `}`},
 		{"structured-output-strict",
 			`{"model":"MODEL","response_format":{"type":"json_schema","json_schema":{"name":"ok","strict":true,"schema":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false}}},` + user(`"ok?"`) + `}`,
-			`{"model":"MODEL","max_tokens":64,"output_config":{"format":{"type":"json_schema","schema":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false}}},` + user(`"ok?"`) + `}`},
+			`{"model":"MODEL","max_tokens":64,"output_config":{"format":{"type":"json_schema","schema":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false}}},` + user(`"ok?"`) + `}`,
+			`{"model":"MODEL","text":{"format":{"type":"json_schema","name":"ok","strict":true,"schema":` + okSchema + `}},"input":"ok?"}`},
 		{"json-object",
 			`{"model":"MODEL","response_format":{"type":"json_object"},` + user(`"JSON please"`) + `}`,
-			""},
+			"",
+			`{"model":"MODEL","text":{"format":{"type":"json_object"}},"input":"JSON please"}`},
 		{"reasoning-knobs",
 			`{"model":"MODEL","reasoning_effort":"low",` + user(`"think"`) + `}`,
-			`{"model":"MODEL","max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":1024},` + user(`"think"`) + `}`},
+			`{"model":"MODEL","max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":1024},` + user(`"think"`) + `}`,
+			`{"model":"MODEL","reasoning":{"effort":"low"},"input":"think"}`},
 		{"ignored-hints",
 			`{"model":"MODEL","user":"u-123","service_tier":"flex","store":true,"metadata":{"task":"chat","trace":"t1"},"made_up_field":1,` + user(`"hi"`) + `}`,
-			`{"model":"MODEL","max_tokens":64,"metadata":{"user_id":"u-123"},"service_tier":"auto","made_up_field":1,` + user(`"hi"`) + `}`},
+			`{"model":"MODEL","max_tokens":64,"metadata":{"user_id":"u-123"},"service_tier":"auto","made_up_field":1,` + user(`"hi"`) + `}`,
+			`{"model":"MODEL","user":"u-123","service_tier":"flex","metadata":{"task":"chat","trace":"t1"},"made_up_field":1,"input":"hi"}`},
 		{"refused",
 			`{"model":"MODEL","n":2,` + user(`"hi"`) + `}`,
-			`{"model":"MODEL","max_tokens":64,"tools":[{"type":"web_search_20250305","name":"web_search"}],` + user(`"hi"`) + `}`},
+			`{"model":"MODEL","max_tokens":64,"tools":[{"type":"web_search_20250305","name":"web_search"}],` + user(`"hi"`) + `}`,
+			`{"model":"MODEL","tools":[{"type":"web_search"}],"input":"hi"}`},
 	}
 }
 
@@ -218,13 +235,10 @@ func TestFidelityMatrix(t *testing.T) {
 	t.Cleanup(images.Close)
 	r := newRigAxon(t, fmt.Sprintf("media { allow = [%q] }", images.URL), fidelityHCL(t, ups), frontDoorToken, Options{})
 
-	doors := []struct{ name, path string }{{"openai", "/v1/chat/completions"}, {"anthropic", "/v1/messages"}}
+	doors := []struct{ name, path string }{{"openai", "/v1/chat/completions"}, {"anthropic", "/v1/messages"}, {"responses", "/v1/responses"}}
 	for _, row := range fidelityRows(images.URL + "/cat.png") {
 		for _, door := range doors {
-			body := row.openai
-			if door.name == "anthropic" {
-				body = row.anthropic
-			}
+			body := map[string]string{"openai": row.openai, "anthropic": row.anthropic, "responses": row.responses}[door.name]
 			if body == "" {
 				continue
 			}
