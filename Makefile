@@ -69,6 +69,8 @@ test-deps:
 	command -v newuidmap >/dev/null || pkgs="$$pkgs uidmap"; \
 	command -v chromium >/dev/null || pkgs="$$pkgs chromium"; \
 	[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || pkgs="$$pkgs fonts-dejavu-core"; \
+	command -v node >/dev/null || pkgs="$$pkgs nodejs"; \
+	command -v npm >/dev/null || pkgs="$$pkgs npm"; \
 	if [ -z "$$pkgs" ]; then :; \
 	elif [ "$$(id -u)" != 0 ]; then echo "test-deps: not root, not installing$$pkgs (the tests that need them skip)"; \
 	else echo "test-deps: installing$$pkgs"; apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$pkgs; fi
