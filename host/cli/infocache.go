@@ -25,7 +25,7 @@ import (
 type infoCache struct{ dir string }
 
 // infoCacheFormat is the entry layout; an entry of another format is a miss.
-const infoCacheFormat = 2
+const infoCacheFormat = 3
 
 func newInfoCache(stateDir string) infoCache {
 	return infoCache{dir: filepath.Join(stateDir, "plugin-info")}
@@ -131,6 +131,7 @@ type cachedInfo struct {
 	Prefill     bool              `json:"prefill,omitempty"`
 	Output      bool              `json:"output,omitempty"`
 	InlineMedia bool              `json:"inline_media,omitempty"`
+	Options     []string          `json:"options"` // null: the plugin does not say; []: none
 }
 
 type cachedAttribute struct {
@@ -145,7 +146,7 @@ func cacheInfo(i sdk.Info) cachedInfo {
 	c := cachedInfo{
 		Name: i.Name, Kind: string(i.Kind), Version: i.Version, APIVersions: i.APIVersions,
 		AuthScheme: string(i.Auth.Scheme), AuthName: i.Auth.Name, Prefill: i.Prefill,
-		Output: i.Output, InlineMedia: i.InlineMedia,
+		Output: i.Output, InlineMedia: i.InlineMedia, Options: i.Options,
 	}
 	for _, a := range i.Config.Attributes {
 		c.Config = append(c.Config, cachedAttribute{
@@ -159,7 +160,7 @@ func (c cachedInfo) info() sdk.Info {
 	i := sdk.Info{
 		Name: c.Name, Kind: sdk.Kind(c.Kind), Version: c.Version, APIVersions: c.APIVersions,
 		Auth:    sdk.Auth{Scheme: sdk.AuthScheme(c.AuthScheme), Name: c.AuthName},
-		Prefill: c.Prefill, Output: c.Output, InlineMedia: c.InlineMedia,
+		Prefill: c.Prefill, Output: c.Output, InlineMedia: c.InlineMedia, Options: c.Options,
 	}
 	for _, a := range c.Config {
 		attr := sdk.Attribute{Name: a.Name, Type: a.Type, Required: a.Required, Description: a.Description}

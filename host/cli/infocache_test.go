@@ -18,7 +18,7 @@ import (
 // default null, for as long as the binary's size and mtime are unchanged.
 func TestInfoCacheKeepsInfoAsDeclared(t *testing.T) {
 	t.Parallel()
-	if n := reflect.TypeOf(sdk.Info{}).NumField(); n != 9 {
+	if n := reflect.TypeOf(sdk.Info{}).NumField(); n != 10 {
 		t.Fatalf("sdk.Info has %d fields: add the new one to cachedInfo", n)
 	}
 	if n := reflect.TypeOf(sdk.Attribute{}).NumField(); n != 5 {
@@ -36,9 +36,10 @@ func TestInfoCacheKeepsInfoAsDeclared(t *testing.T) {
 				{Name: "odd", Type: "string", Default: json.RawMessage(`null`)},
 			}},
 			Auth:    sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"},
-			Prefill: true, Output: true, InlineMedia: true,
+			Prefill: true, Output: true, InlineMedia: true, Options: []string{"top_p", "seed"},
 		}},
 		{name: "nothing declared", info: sdk.Info{Kind: sdk.KindDisplay}},
+		{name: "no options rendered", info: sdk.Info{Kind: sdk.KindProvider, Options: []string{}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,6 +62,9 @@ func TestInfoCacheKeepsInfoAsDeclared(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.info, got); diff != "" {
 				t.Errorf("Info changed in the cache (-stored +read):\n%s", diff)
+			}
+			if (got.Options == nil) != (tc.info.Options == nil) {
+				t.Errorf("Options %#v read back as %#v: none rendered and not saying are apart", tc.info.Options, got.Options)
 			}
 			// Rebuilt: another size, another mtime.
 			if err := os.WriteFile(bin, []byte("another binary"), 0o755); err != nil {

@@ -3,6 +3,7 @@ package faces
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ type fakeDisplay struct {
 	entered chan struct{} // when set, told each time Show starts
 	fail    error
 	mu      sync.Mutex
+	failN   int // the next failN Shows fail (besides fail)
 	shown   []sdk.Expression
 	seen    chan sdk.Expression
 }
@@ -45,9 +47,14 @@ func (d *fakeDisplay) Show(ctx context.Context, f sdk.Frame) error {
 	}
 	d.mu.Lock()
 	d.shown = append(d.shown, f.Expression)
+	err := d.fail
+	if d.failN > 0 {
+		d.failN--
+		err = errors.New("plugin face is restarting")
+	}
 	d.mu.Unlock()
 	d.seen <- f.Expression
-	return d.fail
+	return err
 }
 
 // waitFor reads the frames drawn until e. Its deadline is only a guard
@@ -144,6 +151,55 @@ func TestFailingDisplayIsContained(t *testing.T) {
 	f.OnTurnStart("default")
 	ok.waitFor(t, sdk.ExprThinking)
 	d.waitFor(t, sdk.ExprThinking)
+}
+
+// TestAFailedFrameIsTriedAgain: a frame the display failed to show (its
+// plugin restarting after a crash) is shown again after a wait that grows
+// with each failure, so the panel does not stay on a face the turn has
+// left; a newer frame offered meanwhile replaces it.
+func TestAFailedFrameIsTriedAgain(t *testing.T) {
+	t.Parallel()
+	d := newFake()
+	d.failN = 2
+	clk := newFakeClock()
+	f := New([]Display{d}, hclog.NewNullLogger(), Options{HappyFor: time.Hour, Clock: clk})
+	defer f.Close()
+	d.waitFor(t, sdk.ExprIdle) // failed
+	clk.awaitWait(t, firstRetry)
+	clk.Advance(firstRetry)
+	d.waitFor(t, sdk.ExprIdle) // failed again
+	clk.awaitWait(t, 2*firstRetry)
+	clk.Advance(2 * firstRetry)
+	d.waitFor(t, sdk.ExprIdle) // shown
+	f.OnTurnStart("default")
+	d.waitFor(t, sdk.ExprThinking)
+	if diff := cmp.Diff([]sdk.Expression{sdk.ExprIdle, sdk.ExprIdle, sdk.ExprIdle, sdk.ExprThinking}, d.frames()); diff != "" {
+		t.Errorf("frames (-want +got):\n%s", diff)
+	}
+
+	// Failing again, the retry gives way to the newer frame.
+	d.mu.Lock()
+	d.failN = 1
+	d.mu.Unlock()
+	f.OnFirstContent("default", "glm")
+	d.waitFor(t, sdk.ExprSpeaking) // failed
+	clk.awaitWait(t, firstRetry)
+	f.OnTurnEnd("default", &chain.Result{Provider: "glm"}, nil)
+	clk.Advance(firstRetry)
+	d.waitFor(t, sdk.ExprHappy)
+	if diff := cmp.Diff([]sdk.Expression{sdk.ExprSpeaking, sdk.ExprHappy}, d.frames()[4:]); diff != "" {
+		t.Errorf("frames after the second failure (-want +got):\n%s", diff)
+	}
+}
+
+func TestRetryWaitGrowsToItsBound(t *testing.T) {
+	t.Parallel()
+	if got := []time.Duration{retryWait(1), retryWait(2), retryWait(3)}; !slices.Equal(got, []time.Duration{firstRetry, 2 * firstRetry, 4 * firstRetry}) {
+		t.Errorf("waits %v", got)
+	}
+	if got := retryWait(1000); got != maxRetry {
+		t.Errorf("wait after 1000 failures %v, want %v", got, maxRetry)
+	}
 }
 
 // TestFramesAreRateLimited: after drawing, a panel rests for MinInterval;

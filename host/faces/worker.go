@@ -33,6 +33,34 @@ func (w *worker) offer(f sdk.Frame) {
 	}
 }
 
+// retry puts back f, a frame that failed to show, unless a newer one is
+// waiting: the latest still wins. It reports whether f went back.
+func (w *worker) retry(f sdk.Frame) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pending != nil {
+		return false
+	}
+	w.pending = &f
+	return true
+}
+
+// Waits before a failed frame is tried again: the first soon (a plugin
+// that crashed is back within its restart backoff), then longer, so a
+// display that stays broken costs a call every half minute.
+const (
+	firstRetry = 100 * time.Millisecond
+	maxRetry   = 30 * time.Second
+)
+
+func retryWait(failures int) time.Duration {
+	d := firstRetry
+	for i := 1; i < failures && d < maxRetry; i++ {
+		d *= 2
+	}
+	return min(d, maxRetry)
+}
+
 func (w *worker) take() (sdk.Frame, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -58,6 +86,7 @@ func (w *worker) run(ctx context.Context) {
 	}
 	var last sdk.Frame
 	var shown bool
+	failures := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -75,18 +104,40 @@ func (w *worker) run(ctx context.Context) {
 			err = fmt.Errorf("%w: %w", errTimeout, err)
 		}
 		cancel()
+		// Rate limit: frames offered meanwhile wait in the mailbox, coalesced.
+		wait := interval - w.opts.Clock.Now().Sub(start)
+		again := false
 		if err != nil {
-			w.logger.Warn("display failed; the turn goes on", "expression", f.Expression, "error", err)
+			failures++
+			log := w.logger.Warn
+			if failures > 1 {
+				log = w.logger.Debug // one warning a failing streak, not one a retry
+			}
+			log("display failed; the turn goes on", "expression", f.Expression, "error", err, "failures", failures)
+			// A frame that failed is tried again, so the panel never stays on
+			// a face the turn has left, unless a newer frame replaced it.
+			if again = w.retry(f); again {
+				wait = max(wait, retryWait(failures))
+			}
 		} else {
+			if failures > 0 {
+				w.logger.Info("display back", "expression", f.Expression, "failures", failures)
+			}
+			failures = 0
 			last, shown = f, true
 			if w.opts.Shown != nil {
 				w.opts.Shown(w.display.Name(), f, caps)
 			}
 		}
-		// Rate limit: frames offered meanwhile wait in the mailbox, coalesced.
-		if wait := interval - w.opts.Clock.Now().Sub(start); wait > 0 {
+		if wait > 0 {
 			if w.opts.Clock.Sleep(ctx, wait) != nil {
 				return
+			}
+		}
+		if again {
+			select {
+			case w.wake <- struct{}{}:
+			default:
 			}
 		}
 	}
