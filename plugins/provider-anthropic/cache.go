@@ -52,7 +52,7 @@ func countBreakpoints(w *wireRequest) error {
 		blocks(m.Content)
 	}
 	if n > maxBreakpoints {
-		return sdk.Permanentf("anthropic: %d cache breakpoints in one request; the Messages API allows at most %d", n, maxBreakpoints)
+		return sdk.Unsupportedf("anthropic: %d cache breakpoints in one request; the Messages API allows at most %d", n, maxBreakpoints)
 	}
 	return nil
 }

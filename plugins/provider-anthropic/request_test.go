@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -263,6 +264,10 @@ func TestBuildRequestRefuses(t *testing.T) {
 			_, err := buildRequest(&tc.req, tc.cfg)
 			if sdk.ClassOf(err) != sdk.ClassPermanent {
 				t.Fatalf("error %v: want a permanent error", err)
+			}
+			var e *sdk.Error
+			if name == "five cache breakpoints" && (!errors.As(err, &e) || e.Code != sdk.CodeUnsupported || e.Status != 400) {
+				t.Errorf("error %#v: more breakpoints than the API takes is the client's 400 (sdk.Unsupportedf)", err)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not mention %q", err, tc.want)

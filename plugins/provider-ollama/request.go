@@ -84,7 +84,8 @@ func buildRequest(req *sdk.Request, s settings) (*wireRequest, error) {
 	names := map[string]string{} // tool call id → name, for results that name no tool
 	for i, m := range req.Messages {
 		msgs, err := messages(m, names)
-		if _, ok := err.(unsupportedError); ok {
+		var unsupported unsupportedError
+		if errors.As(err, &unsupported) { // also inside a tool result
 			return nil, sdk.Unsupportedf("message %d: %v", i, err)
 		}
 		if err != nil {

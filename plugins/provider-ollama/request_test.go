@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -270,6 +271,11 @@ func TestBuildRequestRefuses(t *testing.T) {
 			_, err := buildRequest(&tc.req, mustSettings(t, values))
 			if sdk.ClassOf(err) != sdk.ClassPermanent {
 				t.Fatalf("error %v: want a permanent error", err)
+			}
+			// What /api/chat has no place for is the client's 400, not a 502.
+			var e *sdk.Error
+			if strings.HasPrefix(name, "document") && (!errors.As(err, &e) || e.Code != sdk.CodeUnsupported || e.Status != 400) {
+				t.Errorf("error %#v: want sdk.Unsupportedf's code and status", err)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not mention %q", err, tc.want)
