@@ -131,9 +131,20 @@ func (anthropicDialect) decode(body []byte) (*call, error) {
 	switch t := w.Thinking; {
 	case t == nil:
 	case t.Type == "enabled":
+		if t.BudgetTokens < 1 {
+			return nil, missing("thinking.budget_tokens")
+		}
 		setOption(req, "thinking_budget", mustJSON(t.BudgetTokens))
 	case t.Type == "disabled":
 		setOption(req, "thinking_budget", json.RawMessage("0"))
+	case t.Type == "adaptive":
+		// The model decides how much to think: what every provider does
+		// without a budget, so nothing is sent, and the client is told.
+		ignored.add("", []byte("thinking"))
+	case t.Type == "":
+		return nil, missing("thinking.type")
+	default:
+		return nil, invalidf("thinking.type", `unknown type %q: want "enabled", "disabled" or "adaptive"`, t.Type)
 	}
 	switch {
 	case w.OutputConfig != nil && w.OutputConfig.Format != nil:

@@ -95,6 +95,10 @@ func TestAnthropicDecode(t *testing.T) {
 		body: `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}],"thinking":{"type":"disabled"}}`,
 		want: &call{model: "m", req: &sdk.Request{MaxTokens: 1, Messages: []sdk.Message{user("x")},
 			Options: map[string]json.RawMessage{"thinking_budget": json.RawMessage(`0`)}}},
+	}, {
+		name: "adaptive thinking sends no budget, and says so",
+		body: `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"x"}],"thinking":{"type":"adaptive"}}`,
+		want: &call{model: "m", ignored: "thinking", req: &sdk.Request{MaxTokens: 1, Messages: []sdk.Message{user("x")}}},
 	}}
 	for _, mode := range []struct {
 		choice string
@@ -148,6 +152,8 @@ func TestAnthropicDecodeRejects(t *testing.T) {
 		{"document block without a source", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"document"}]}]}`, "missing_required_parameter", "messages[0].content[0].source", `field required`},
 		{"document asking for citations", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"document","source":{"type":"text","data":"d"},"citations":{"enabled":true}}]}]}`, "unsupported_value", "messages[0].content[0].citations.enabled", "citations are not supported"},
 		{"document citations not an object", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"document","source":{"type":"text","data":"d"},"citations":[1]}]}]}`, "invalid_value", "messages[0].content[0].citations", "enabled"},
+		{"thinking enabled without a budget", `{"model":"m","max_tokens":1,"thinking":{"type":"enabled"},` + msgs + `}`, "missing_required_parameter", "thinking.budget_tokens", "field required"},
+		{"thinking of an unknown type", `{"model":"m","max_tokens":1,"thinking":{"type":"sometimes"},` + msgs + `}`, "invalid_value", "thinking.type", "adaptive"},
 		{"tool_use in a user turn", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}]}`, "unsupported_value", "messages[0].content[0].type", "user turn"},
 		{"tool_result in an assistant turn", `{"model":"m","max_tokens":1,"messages":[{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"t"}]}]}`, "unsupported_value", "messages[0].content[0].type", "assistant turn"},
 		{"image from a file id", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}]}`, "unsupported_value", "messages[0].content[0].source.type", "base64 and url"},

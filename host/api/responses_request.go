@@ -97,6 +97,7 @@ type responsesPart struct {
 // its response object echoes.
 type responsesCall struct {
 	store    bool
+	asked    bool // store was sent true, not defaulted
 	previous string
 	items    []json.RawMessage // the whole conversation's input items: stored ones, then the request's
 	echo     responsesEcho
@@ -192,7 +193,7 @@ func decodeResponses(body []byte, prior []json.RawMessage) (*call, error) {
 		task:    task,
 		ignored: ignored.header(),
 		responses: &responsesCall{
-			store: w.Store == nil || *w.Store, previous: w.PreviousResponseID,
+			store: w.Store == nil || *w.Store, asked: w.Store != nil && *w.Store, previous: w.PreviousResponseID,
 			items: items, echo: echo,
 		},
 	}, nil

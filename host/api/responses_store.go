@@ -83,11 +83,15 @@ func (s *server) decodeResponse(ctx context.Context, body []byte) (dialect, *cal
 		return responsesDialect{}, nil, err
 	}
 	if s.cfg.responses == nil && c.responses.store {
+		// Nothing can be kept. A client that asked for it is told; one
+		// that took the default did not send the field.
 		c.responses.store = false
-		if c.ignored != "" {
-			c.ignored += ","
+		if c.responses.asked {
+			if c.ignored != "" {
+				c.ignored += ","
+			}
+			c.ignored += "store"
 		}
-		c.ignored += "store"
 	}
 	return responsesDialect{c: c}, c, nil
 }

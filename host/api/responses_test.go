@@ -248,8 +248,16 @@ func TestResponsesStreamFails(t *testing.T) {
 	if n := len(evs); n < 2 || evs[n-2].Event != "error" || evs[n-1].Event != "response.failed" || !strings.Contains(evs[n-1].Data, `"status":"failed"`) {
 		t.Fatalf("a broken stream ends %s", body)
 	}
-	if resp.Header.Get("x-axon-ignored") != "store" {
-		t.Errorf("without a store, x-axon-ignored %q, want store", resp.Header.Get("x-axon-ignored"))
+	if got := resp.Header.Get("x-axon-ignored"); got != "" {
+		t.Errorf("store left at its default, x-axon-ignored %q, want none", got)
+	}
+	// Asked for, it is named: without a store nothing is kept.
+	b.events = []sdk.Event{start("gpt-x"), text("Hi"), finish(sdk.FinishStop)}
+	b.err = nil
+	resp = post(t, srv, "/v1/responses", `{"model":"default","input":"hi","store":true}`)
+	readAll(t, resp.Body)
+	if got := resp.Header.Get("x-axon-ignored"); got != "store" {
+		t.Errorf("without a store, x-axon-ignored %q, want store", got)
 	}
 }
 
