@@ -61,9 +61,10 @@ lint:
 # The sandbox tests map subordinate ids with newuidmap/newgidmap (Debian
 # uidmap); the browser tests (host/internal/browser) drive Debian's headless
 # chromium, with fonts-dejavu-core so text in screenshots is glyphs, not
-# boxes. As root (CI) the missing ones are installed, one apt-get for all;
-# otherwise the tests that need them say so. With everything present this is
-# three lookups, no apt.
+# boxes; the npm client tests (examples/client-*-sdk/npm) run Debian's
+# nodejs and npm. As root (CI) the missing ones are installed, one apt-get
+# for all; otherwise the tests that need them say so. With everything
+# present this is five lookups, no apt.
 test-deps:
 	@pkgs=""; \
 	command -v newuidmap >/dev/null || pkgs="$$pkgs uidmap"; \
