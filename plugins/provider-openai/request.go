@@ -221,8 +221,8 @@ func buildMessages(c config, req *sdk.Request) ([]chatMessage, error) {
 
 // appendUserTurn emits the tool results of m first (they answer the
 // preceding assistant turn and must follow it directly), then its other
-// content as a user message. Images inside tool results travel in that user
-// message: tool messages carry text only.
+// content as a user message. Images and documents inside tool results
+// travel in that user message: tool messages carry text only.
 func appendUserTurn(out []chatMessage, m sdk.Message) ([]chatMessage, error) {
 	var user []sdk.Part
 	for _, p := range m.Parts {
@@ -237,8 +237,9 @@ func appendUserTurn(out []chatMessage, m sdk.Message) ([]chatMessage, error) {
 			}
 			out = append(out, chatMessage{Role: "tool", ToolCallID: p.CallID, Content: text})
 			for _, q := range p.Content {
-				if img, ok := q.(sdk.Image); ok {
-					user = append(user, img)
+				switch q.(type) {
+				case sdk.Image, sdk.Document:
+					user = append(user, q)
 				}
 			}
 		case sdk.Text, sdk.Image, sdk.Document:

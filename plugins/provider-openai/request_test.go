@@ -143,6 +143,20 @@ func TestBuildRequestGolden(t *testing.T) {
 			},
 		},
 		{
+			name:   "tool-result-document",
+			config: `{"model":"gpt-4o"}`,
+			req: sdk.Request{
+				Messages: []sdk.Message{
+					user(text("Read the report")),
+					assistant(sdk.ToolCall{ID: "call_r", Name: "read", Input: json.RawMessage(`{}`)}),
+					// A document in a tool result follows in a user message,
+					// as an image does: tool messages carry text only.
+					toolTurn(sdk.ToolResult{CallID: "call_r", Content: []sdk.Part{text("attached"), sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.7"), Title: "q3.pdf"}}}),
+				},
+				Tools: []sdk.ToolSpec{{Name: "read"}},
+			},
+		},
+		{
 			name:   "tool-choice-none",
 			config: `{"model":"gpt-4o"}`,
 			req:    sdk.Request{Messages: []sdk.Message{user(text("hi"))}, Tools: []sdk.ToolSpec{weatherTool}, ToolChoice: sdk.ToolChoice{Mode: sdk.ToolChoiceNone}},

@@ -234,8 +234,8 @@ func buildInput(req *sdk.Request, withReasoning bool) ([]any, error) {
 
 // appendResponsesUserTurn emits the tool results of m first, as
 // function_call_output items, then its other content as a user message.
-// Images inside tool results travel in that message, as on Chat
-// Completions: the output of a call is text.
+// Images and documents inside tool results travel in that message, as on
+// Chat Completions: the output of a call is text.
 func appendResponsesUserTurn(out []any, m sdk.Message) ([]any, error) {
 	var content []any
 	addImage := func(img sdk.Image) error {
@@ -258,10 +258,17 @@ func appendResponsesUserTurn(out []any, m sdk.Message) ([]any, error) {
 			}
 			out = append(out, functionCallOutput{Type: "function_call_output", CallID: p.CallID, Output: text})
 			for _, q := range p.Content {
-				if img, ok := q.(sdk.Image); ok {
-					if err := addImage(img); err != nil {
+				switch q := q.(type) {
+				case sdk.Image:
+					if err := addImage(q); err != nil {
 						return nil, err
 					}
+				case sdk.Document:
+					item, err := responsesDocument(q)
+					if err != nil {
+						return nil, err
+					}
+					content = append(content, item)
 				}
 			}
 		case sdk.Text:

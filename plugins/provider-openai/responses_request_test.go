@@ -54,6 +54,18 @@ func TestBuildResponsesRequestGolden(t *testing.T) {
 			},
 		},
 		{
+			name:   "tool-result-document",
+			config: `{"model":"gpt-4o","api":"responses"}`,
+			req: sdk.Request{
+				Messages: []sdk.Message{
+					user(text("Read the report")),
+					assistant(sdk.ToolCall{ID: "call_r", Name: "read", Input: json.RawMessage(`{}`)}),
+					toolTurn(sdk.ToolResult{CallID: "call_r", Content: []sdk.Part{text("attached"), sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.7"), Title: "q3.pdf"}}}),
+				},
+				Tools: []sdk.ToolSpec{{Name: "read"}},
+			},
+		},
+		{
 			name:   "parallel-tool-calls-and-results",
 			config: `{"model":"gpt-4o","api":"responses","max_tokens":1000}`,
 			req: sdk.Request{
