@@ -186,6 +186,12 @@ func TestOpenAIDecodeRejects(t *testing.T) {
 		{"unknown tool choice", `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":"sometimes"}`, "invalid_value", "tool_choice", `"sometimes"`},
 		{"tool choice without name", `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"function","function":{}}}`, "missing_required_parameter", "tool_choice.function.name", "field required"},
 		{"stop of numbers", `{"model":"m","messages":[{"role":"user","content":"x"}],"stop":[1]}`, "invalid_value", "stop", "list of strings"},
+		{"logprobs", `{"model":"m","messages":[{"role":"user","content":"x"}],"logprobs":true}`, "unsupported_value", "logprobs", "log probabilities"},
+		{"top_logprobs", `{"model":"m","messages":[{"role":"user","content":"x"}],"top_logprobs":3}`, "unsupported_value", "top_logprobs", "log probabilities"},
+		{"audio output", `{"model":"m","messages":[{"role":"user","content":"x"}],"audio":{"voice":"alloy","format":"mp3"}}`, "unsupported_value", "audio", "audio output"},
+		{"audio modality", `{"model":"m","messages":[{"role":"user","content":"x"}],"modalities":["text","audio"]}`, "unsupported_value", "modalities", "audio"},
+		{"web search", `{"model":"m","messages":[{"role":"user","content":"x"}],"web_search_options":{"search_context_size":"low"}}`, "unsupported_value", "web_search_options", "web search"},
+		{"file id", `{"model":"m","messages":[{"role":"user","content":[{"type":"file","file":{"file_id":"file-1"}}]}]}`, "unsupported_value", "messages[0].content[0].file.file_id", "file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

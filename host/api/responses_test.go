@@ -111,6 +111,9 @@ func TestResponsesDecodeRefuses(t *testing.T) {
 		{"output of an unknown call", `{"model":"m","input":[{"type":"function_call_output","call_id":"nope","output":"x"}]}`, "input[0].call_id"},
 		{"item reference", `{"model":"m","input":[{"type":"item_reference","id":"msg_1"}]}`, "input[0].type"},
 		{"background", `{"model":"m","input":"x","background":true}`, "background"},
+		{"conversation", `{"model":"m","input":"x","conversation":"conv_1"}`, "conversation"},
+		{"prompt template", `{"model":"m","input":"x","prompt":{"id":"pmpt_1"}}`, "prompt"},
+		{"top_logprobs", `{"model":"m","input":"x","top_logprobs":2}`, "top_logprobs"},
 		{"bad max_output_tokens", `{"model":"m","input":"x","max_output_tokens":0}`, "max_output_tokens"},
 		{"file id", `{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file_id":"f"}]}]}`, "input[0].content[0].file_id"},
 	} {
