@@ -57,7 +57,28 @@ type Info struct {
 	// learns that its top_k never reached that model. nil: the plugin does
 	// not say, and nothing is named; empty: it renders none.
 	Options []string
+	// Lacks names the request features the provider's wire has no place
+	// for and which it leaves out rather than refuse (LackSequential,
+	// LackForcedToolChoice, LackCacheBreakpoints): when it answers a
+	// request that uses one, the host names the client's field in
+	// x-axon-ignored. A feature it cannot leave out without changing the
+	// answer's meaning is refused with Unsupportedf instead.
+	Lacks []string
 }
+
+// The features an Info.Lacks may name.
+const (
+	// LackSequential: ToolChoice.Sequential is not sent (no switch for
+	// parallel tool calls); the model may call several tools at once.
+	LackSequential = "sequential"
+	// LackForcedToolChoice: a required or named ToolChoice is not
+	// enforced (the tools are offered, the named one alone); the model
+	// decides whether to call one.
+	LackForcedToolChoice = "forced_tool_choice"
+	// LackCacheBreakpoints: Cache breakpoints are not sent; the provider
+	// caches on its own, or not at all.
+	LackCacheBreakpoints = "cache_breakpoints"
+)
 
 // Schema describes the plugin-owned attributes of a plugin's configuration
 // block.

@@ -60,9 +60,10 @@ type Answer struct {
 	Model    string // the upstream model that answered
 	Chain    string // the chain that ran ("default", or "default/glm" for a pin)
 	Trail    string // the one-line decision trail
-	// Unrendered names the request options (sdk.Request.Options keys) the
-	// provider that answers leaves out of its wire; the front door lists
-	// them, as the client's fields, in x-axon-ignored.
+	// Unrendered names the request options (sdk.Request.Options keys) and
+	// features (sdk.Lack* names) the provider that answers leaves out of
+	// its wire; the front door lists them, as the client's fields, in
+	// x-axon-ignored.
 	Unrendered []string
 }
 

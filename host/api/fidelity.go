@@ -358,16 +358,31 @@ func withUnrendered(ignored string, d dialect, options []string) string {
 	return b.String()
 }
 
-// optionField is the request field of d's wire format that sets option o.
+// optionField is the request field of d's wire format that sets option o,
+// or that asks for feature o (an sdk.Lack* name).
 func optionField(d dialect, o string) string {
+	switch o {
+	case sdk.LackForcedToolChoice:
+		return "tool_choice"
+	case sdk.LackCacheBreakpoints:
+		return "cache_control"
+	}
 	switch d.(type) {
 	case anthropicDialect:
-		if o == "thinking_budget" {
+		switch o {
+		case "thinking_budget":
 			return "thinking"
+		case sdk.LackSequential:
+			return "tool_choice.disable_parallel_tool_use"
 		}
-	case responsesDialect:
-		if o == "reasoning_effort" {
-			return "reasoning.effort"
+	case openaiDialect, responsesDialect:
+		switch o {
+		case "reasoning_effort":
+			if _, ok := d.(responsesDialect); ok {
+				return "reasoning.effort"
+			}
+		case sdk.LackSequential:
+			return "parallel_tool_calls"
 		}
 	}
 	return o

@@ -132,6 +132,7 @@ type cachedInfo struct {
 	Output      bool              `json:"output,omitempty"`
 	InlineMedia bool              `json:"inline_media,omitempty"`
 	Options     []string          `json:"options"` // null: the plugin does not say; []: none
+	Lacks       []string          `json:"lacks,omitempty"`
 }
 
 type cachedAttribute struct {
@@ -147,6 +148,7 @@ func cacheInfo(i sdk.Info) cachedInfo {
 		Name: i.Name, Kind: string(i.Kind), Version: i.Version, APIVersions: i.APIVersions,
 		AuthScheme: string(i.Auth.Scheme), AuthName: i.Auth.Name, Prefill: i.Prefill,
 		Output: i.Output, InlineMedia: i.InlineMedia, Options: i.Options,
+		Lacks: i.Lacks,
 	}
 	for _, a := range i.Config.Attributes {
 		c.Config = append(c.Config, cachedAttribute{
@@ -161,6 +163,7 @@ func (c cachedInfo) info() sdk.Info {
 		Name: c.Name, Kind: sdk.Kind(c.Kind), Version: c.Version, APIVersions: c.APIVersions,
 		Auth:    sdk.Auth{Scheme: sdk.AuthScheme(c.AuthScheme), Name: c.AuthName},
 		Prefill: c.Prefill, Output: c.Output, InlineMedia: c.InlineMedia, Options: c.Options,
+		Lacks: c.Lacks,
 	}
 	for _, a := range c.Config {
 		attr := sdk.Attribute{Name: a.Name, Type: a.Type, Required: a.Required, Description: a.Description}

@@ -18,7 +18,7 @@ import (
 // default null, for as long as the binary's size and mtime are unchanged.
 func TestInfoCacheKeepsInfoAsDeclared(t *testing.T) {
 	t.Parallel()
-	if n := reflect.TypeOf(sdk.Info{}).NumField(); n != 10 {
+	if n := reflect.TypeOf(sdk.Info{}).NumField(); n != 11 {
 		t.Fatalf("sdk.Info has %d fields: add the new one to cachedInfo", n)
 	}
 	if n := reflect.TypeOf(sdk.Attribute{}).NumField(); n != 5 {
@@ -37,6 +37,7 @@ func TestInfoCacheKeepsInfoAsDeclared(t *testing.T) {
 			}},
 			Auth:    sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"},
 			Prefill: true, Output: true, InlineMedia: true, Options: []string{"top_p", "seed"},
+			Lacks: []string{sdk.LackSequential},
 		}},
 		{name: "nothing declared", info: sdk.Info{Kind: sdk.KindDisplay}},
 		{name: "no options rendered", info: sdk.Info{Kind: sdk.KindProvider, Options: []string{}}},

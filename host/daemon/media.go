@@ -39,7 +39,7 @@ var _ chain.Generator = inlining{}
 
 func (p inlining) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
 	urls := media.HasURLParts(req)
-	if urls || len(req.Options) > 0 {
+	if urls || len(req.Options) > 0 || req.ToolChoice != (sdk.ToolChoice{}) || hasBreakpoint(req) {
 		// An Info that fails means the plugin cannot start: Generate
 		// reports that, classified, as it would without media.
 		if info, err := p.in.Info(ctx); err == nil {

@@ -9,8 +9,8 @@ import (
 )
 
 // unrenderedKey holds, in a client request's context, the request options
-// the provider of the hop that started last does not render (by its
-// Info.Options): when that hop answers, the front door names them in
+// and features the provider of the hop that started last does not render
+// (by its Info.Options and Info.Lacks): when that hop answers, the front door names them in
 // x-axon-ignored, so a client learns that its top_k never reached the
 // model that answered.
 type unrenderedKey struct{}
@@ -44,9 +44,73 @@ func noteUnrendered(ctx context.Context, info sdk.Info, req *sdk.Request) {
 		}
 		slices.Sort(names)
 	}
+	for _, lack := range info.Lacks {
+		if uses(req, lack) {
+			names = append(names, lack)
+		}
+	}
 	u.mu.Lock()
 	u.names = names
 	u.mu.Unlock()
+}
+
+// uses reports whether req asks for feature, one of the sdk.Lack* names.
+func uses(req *sdk.Request, feature string) bool {
+	switch feature {
+	case sdk.LackSequential:
+		return req.ToolChoice.Sequential
+	case sdk.LackForcedToolChoice:
+		return req.ToolChoice.Mode == sdk.ToolChoiceRequired || req.ToolChoice.Mode == sdk.ToolChoiceTool
+	case sdk.LackCacheBreakpoints:
+		return hasBreakpoint(req)
+	}
+	return false
+}
+
+// hasBreakpoint reports whether any part or tool spec of req carries a
+// cache breakpoint.
+func hasBreakpoint(req *sdk.Request) bool {
+	for _, t := range req.System {
+		if t.Cache != sdk.CacheNone {
+			return true
+		}
+	}
+	for _, t := range req.Tools {
+		if t.Cache != sdk.CacheNone {
+			return true
+		}
+	}
+	for _, m := range req.Messages {
+		if partsCached(m.Parts) {
+			return true
+		}
+	}
+	return false
+}
+
+func partsCached(parts []sdk.Part) bool {
+	for _, p := range parts {
+		var c sdk.Cache
+		switch p := p.(type) {
+		case sdk.Text:
+			c = p.Cache
+		case sdk.Image:
+			c = p.Cache
+		case sdk.Document:
+			c = p.Cache
+		case sdk.ToolCall:
+			c = p.Cache
+		case sdk.ToolResult:
+			if partsCached(p.Content) {
+				return true
+			}
+			c = p.Cache
+		}
+		if c != sdk.CacheNone {
+			return true
+		}
+	}
+	return false
 }
 
 // unrenderedOf is what the last hop started noted.

@@ -7,7 +7,7 @@ import (
 )
 
 // A request option the provider that answers does not render (by its
-// plugin's Info.Options) is named in x-axon-ignored as the client's field,
+// plugin's Info.Options), or a feature its wire lacks (Info.Lacks), is named in x-axon-ignored as the client's field,
 // through real plugin processes: the answering hop's, not a hop that failed
 // before it.
 func TestUnrenderedOptionsNamed(t *testing.T) {
@@ -34,6 +34,12 @@ func TestUnrenderedOptionsNamed(t *testing.T) {
 			nil, []step{anthropicText("claude-test", "hi")}, "second", "reasoning_effort,seed"},
 		{"the answering hop's, after a fallback", "/v1/messages", fmt.Sprintf(anthropicKnobs, "default", false),
 			[]step{status(400, nil, `{"error":{"message":"no"}}`)}, []step{anthropicText("claude-test", "hi")}, "second", ""},
+		{"a cache breakpoint to an openai provider, which caches on its own", "/v1/messages",
+			`{"model":"default","max_tokens":64,"system":[{"type":"text","text":"long","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]}`,
+			[]step{openaiText("gpt-test", "hi")}, nil, "first", "cache_control"},
+		{"the breakpoint reaches an anthropic provider", "/v1/messages",
+			`{"model":"default/second","max_tokens":64,"system":[{"type":"text","text":"long","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]}`,
+			nil, []step{anthropicText("claude-test", "hi")}, "second", ""},
 		{"responses reasoning.effort to an anthropic provider", "/v1/responses",
 			`{"model":"default/second","store":false,"reasoning":{"effort":"low"},"input":"hi"}`,
 			nil, []step{anthropicText("claude-test", "hi")}, "second", "reasoning.effort"},

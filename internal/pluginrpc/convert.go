@@ -13,7 +13,7 @@ func infoToProto(i sdk.Info) *pb.InfoResponse {
 	out := &pb.InfoResponse{
 		Name: i.Name, Kind: string(i.Kind), Version: i.Version, ApiVersions: i.APIVersions,
 		AuthScheme: string(i.Auth.Scheme), AuthName: i.Auth.Name, Prefill: i.Prefill, Output: i.Output, InlineMedia: i.InlineMedia,
-		Options: i.Options, OptionsDeclared: i.Options != nil,
+		Options: i.Options, OptionsDeclared: i.Options != nil, Lacks: i.Lacks,
 	}
 	for _, a := range i.Config.Attributes {
 		out.Config = append(out.Config, &pb.Attribute{
@@ -29,6 +29,7 @@ func infoFromProto(p *pb.InfoResponse) sdk.Info {
 		Auth:    sdk.Auth{Scheme: sdk.AuthScheme(p.GetAuthScheme()), Name: p.GetAuthName()},
 		Prefill: p.GetPrefill(), Output: p.GetOutput(), InlineMedia: p.GetInlineMedia(),
 	}
+	out.Lacks = p.GetLacks()
 	if p.GetOptionsDeclared() {
 		out.Options = append([]string{}, p.GetOptions()...)
 	}

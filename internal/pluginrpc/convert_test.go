@@ -77,7 +77,7 @@ func TestEventRoundTrip(t *testing.T) {
 func TestInfoFrameCapsRoundTrip(t *testing.T) {
 	t.Parallel()
 	info := sdk.Info{Name: "x", Kind: sdk.KindProvider, Version: "1", APIVersions: []string{"v1"},
-		Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, Prefill: true, Output: true, InlineMedia: true,
+		Auth: sdk.Auth{Scheme: sdk.AuthHeader, Name: "x-api-key"}, Prefill: true, Output: true, InlineMedia: true, Lacks: []string{sdk.LackCacheBreakpoints},
 		Config: sdk.Schema{Attributes: []sdk.Attribute{{Name: "model", Type: "string", Required: true, Description: "d"},
 			{Name: "n", Type: "number", Default: json.RawMessage(`3`)}}}}
 	if diff := cmp.Diff(info, infoFromProto(infoToProto(info)), equateEmpty); diff != "" {

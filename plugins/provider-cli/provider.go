@@ -41,6 +41,9 @@ func (p *cli) Info() sdk.Info {
 		// A coding client's command line takes no sampling knob: every
 		// request option is named as ignored.
 		Options: []string{},
+		// A coding client's command line: no switch for parallel calls, no
+		// cache to steer.
+		Lacks: []string{sdk.LackSequential, sdk.LackCacheBreakpoints},
 	}
 }
 

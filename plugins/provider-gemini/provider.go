@@ -38,6 +38,9 @@ func (g *gemini) Info() sdk.Info {
 		// The request options parseOptions renders; any other the host
 		// names as ignored.
 		Options: []string{"thinking_budget", "include_thoughts", "top_p", "top_k", "seed"},
+		// functionCallingConfig has no switch for parallel calls; Gemini
+		// caches implicitly (an explicit cache is a separate API).
+		Lacks: []string{sdk.LackSequential, sdk.LackCacheBreakpoints},
 	}
 }
 

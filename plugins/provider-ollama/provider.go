@@ -40,6 +40,10 @@ func (o *ollama) Info() sdk.Info {
 		// front doors' sampling knobs into options); any other the host
 		// names as ignored.
 		Options: []string{"think", "keep_alive", "options", "top_p", "top_k", "seed"},
+		// /api/chat has no tool_choice and no parallel-call switch: a
+		// required or named choice offers the tools (the named one alone)
+		// and the model decides; no prompt caching to steer.
+		Lacks: []string{sdk.LackSequential, sdk.LackForcedToolChoice, sdk.LackCacheBreakpoints},
 	}
 }
 

@@ -38,6 +38,8 @@ func (p *openai) Info() sdk.Info {
 		// The request options parseOptions renders; any other the host
 		// names as ignored.
 		Options: []string{"reasoning_effort", "parallel_tool_calls", "top_p", "seed", "response_format"},
+		// OpenAI and the compatible servers cache prompts on their own.
+		Lacks: []string{sdk.LackCacheBreakpoints},
 	}
 }
 

@@ -227,6 +227,7 @@ type InfoResponse struct {
 	InlineMedia     bool                   `protobuf:"varint,10,opt,name=inline_media,json=inlineMedia,proto3" json:"inline_media,omitempty"`             // the provider takes images and documents only inline
 	Options         []string               `protobuf:"bytes,11,rep,name=options,proto3" json:"options,omitempty"`                                         // the request options the provider renders
 	OptionsDeclared bool                   `protobuf:"varint,12,opt,name=options_declared,json=optionsDeclared,proto3" json:"options_declared,omitempty"` // options is the whole list (even empty), not unknown
+	Lacks           []string               `protobuf:"bytes,13,rep,name=lacks,proto3" json:"lacks,omitempty"`                                             // request features the provider leaves out
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -343,6 +344,13 @@ func (x *InfoResponse) GetOptionsDeclared() bool {
 		return x.OptionsDeclared
 	}
 	return false
+}
+
+func (x *InfoResponse) GetLacks() []string {
+	if x != nil {
+		return x.Lacks
+	}
+	return nil
 }
 
 type ConfigureRequest struct {
@@ -2143,7 +2151,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1a\n" +
 	"\brequired\x18\x03 \x01(\bR\brequired\x12!\n" +
 	"\fdefault_json\x18\x04 \x01(\fR\vdefaultJson\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xfe\x02\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\x94\x03\n" +
 	"\fInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x18\n" +
@@ -2158,7 +2166,8 @@ const file_plugin_proto_rawDesc = "" +
 	"\finline_media\x18\n" +
 	" \x01(\bR\vinlineMedia\x12\x18\n" +
 	"\aoptions\x18\v \x03(\tR\aoptions\x12)\n" +
-	"\x10options_declared\x18\f \x01(\bR\x0foptionsDeclared\"\x80\x01\n" +
+	"\x10options_declared\x18\f \x01(\bR\x0foptionsDeclared\x12\x14\n" +
+	"\x05lacks\x18\r \x03(\tR\x05lacks\"\x80\x01\n" +
 	"\x10ConfigureRequest\x12\x1f\n" +
 	"\vconfig_json\x18\x01 \x01(\fR\n" +
 	"configJson\x12(\n" +
