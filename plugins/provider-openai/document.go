@@ -53,46 +53,76 @@ func pdfDataURL(data []byte) string {
 	return "data:application/pdf;base64," + base64.StdEncoding.EncodeToString(data)
 }
 
-// chatDocument renders d as a Chat Completions content part: a PDF as a
-// file part with its bytes inline, plain text as a text part. The Chat
-// Completions API takes no file by URL, so a PDF given only by URL is
-// refused (api = "responses" takes one).
-func chatDocument(d sdk.Document) (contentPart, error) {
-	switch d.MediaType {
-	case "text/plain":
-		if d.URL != "" && len(d.Data) == 0 {
-			return contentPart{}, sdk.Permanentf("a text document by URL: send its text inline")
-		}
-		return contentPart{Type: "text", Text: documentText(d)}, nil
-	case "application/pdf":
-		if len(d.Data) == 0 {
-			if d.URL != "" {
-				return contentPart{}, sdk.Unsupportedf("a PDF document by URL: the Chat Completions API takes files only inline (send the bytes, or use api = %q)", apiResponses)
-			}
-			return contentPart{}, sdk.Permanentf("document part with neither data nor url")
-		}
-		return contentPart{Type: "file", File: &chatFile{Filename: documentName(d), FileData: pdfDataURL(d.Data)}}, nil
-	}
-	return contentPart{}, sdk.Unsupportedf("document media type %q: only application/pdf and text/plain", d.MediaType)
-}
-
-// responsesDocument renders d as a Responses input item: a PDF as
-// input_file (inline bytes, or its URL), plain text as input_text.
-func responsesDocument(d sdk.Document) (any, error) {
+// chatDocument renders d as Chat Completions content parts: a PDF as a
+// file part with its bytes inline (its title the filename), after a text
+// part with its context when the request gave one; plain text as a text
+// part. The Chat Completions API takes no file by URL, so a PDF given only
+// by URL is refused (api = "responses" takes one).
+func chatDocument(d sdk.Document) ([]contentPart, error) {
 	switch d.MediaType {
 	case "text/plain":
 		if d.URL != "" && len(d.Data) == 0 {
 			return nil, sdk.Permanentf("a text document by URL: send its text inline")
 		}
-		return inputText{Type: "input_text", Text: documentText(d)}, nil
+		return []contentPart{{Type: "text", Text: documentText(d)}}, nil
 	case "application/pdf":
+		if len(d.Data) == 0 {
+			if d.URL != "" {
+				return nil, sdk.Unsupportedf("a PDF document by URL: the Chat Completions API takes files only inline (send the bytes, or use api = %q)", apiResponses)
+			}
+			return nil, sdk.Permanentf("document part with neither data nor url")
+		}
+		file := contentPart{Type: "file", File: &chatFile{Filename: documentName(d), FileData: pdfDataURL(d.Data)}}
+		if intro := pdfIntro(d, false); intro != "" {
+			return []contentPart{{Type: "text", Text: intro}, file}, nil
+		}
+		return []contentPart{file}, nil
+	}
+	return nil, sdk.Unsupportedf("document media type %q: only application/pdf and text/plain", d.MediaType)
+}
+
+// pdfIntro is the text a PDF's file part has no field for: its context,
+// and its title when the part carries no filename (a PDF by URL); "" when
+// there is none.
+func pdfIntro(d sdk.Document, withTitle bool) string {
+	var b strings.Builder
+	if withTitle && d.Title != "" {
+		b.WriteString(d.Title)
+	}
+	if d.Context != "" {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(d.Context)
+	}
+	return b.String()
+}
+
+// responsesDocument renders d as Responses input items: a PDF as
+// input_file (inline bytes with its title the filename, or its URL), after
+// an input_text with what the file part has no field for (its context; a
+// URL's title too); plain text as input_text.
+func responsesDocument(d sdk.Document) ([]any, error) {
+	switch d.MediaType {
+	case "text/plain":
+		if d.URL != "" && len(d.Data) == 0 {
+			return nil, sdk.Permanentf("a text document by URL: send its text inline")
+		}
+		return []any{inputText{Type: "input_text", Text: documentText(d)}}, nil
+	case "application/pdf":
+		var file inputFile
 		switch {
 		case len(d.Data) > 0:
-			return inputFile{Type: "input_file", Filename: documentName(d), FileData: pdfDataURL(d.Data)}, nil
+			file = inputFile{Type: "input_file", Filename: documentName(d), FileData: pdfDataURL(d.Data)}
 		case d.URL != "":
-			return inputFile{Type: "input_file", FileURL: d.URL}, nil
+			file = inputFile{Type: "input_file", FileURL: d.URL}
+		default:
+			return nil, sdk.Permanentf("document part with neither data nor url")
 		}
-		return nil, sdk.Permanentf("document part with neither data nor url")
+		if intro := pdfIntro(d, len(d.Data) == 0); intro != "" {
+			return []any{inputText{Type: "input_text", Text: intro}, file}, nil
+		}
+		return []any{file}, nil
 	}
 	return nil, sdk.Unsupportedf("document media type %q: only application/pdf and text/plain", d.MediaType)
 }

@@ -278,11 +278,11 @@ func userContent(parts []sdk.Part) (any, error) {
 			}
 			list = append(list, contentPart{Type: "image_url", ImageURL: &imageURL{URL: u}})
 		case sdk.Document:
-			part, err := chatDocument(p)
+			parts, err := chatDocument(p)
 			if err != nil {
 				return nil, err
 			}
-			list = append(list, part)
+			list = append(list, parts...)
 		}
 	}
 	return list, nil

@@ -240,6 +240,9 @@ func TestBuildRequestGolden(t *testing.T) {
 				sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.4 x"), Title: "report.pdf"},
 				sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.4 y")},
 				sdk.Document{MediaType: "text/plain", Data: []byte("plain words"), Title: "Notes", Context: "from the meeting"},
+				// A PDF's context has no field in a file part: a text part
+				// before it carries it.
+				sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.4 z"), Title: "q3.pdf", Context: "the board's copy"},
 			)}},
 		},
 		{

@@ -264,11 +264,11 @@ func appendResponsesUserTurn(out []any, m sdk.Message) ([]any, error) {
 						return nil, err
 					}
 				case sdk.Document:
-					item, err := responsesDocument(q)
+					items, err := responsesDocument(q)
 					if err != nil {
 						return nil, err
 					}
-					content = append(content, item)
+					content = append(content, items...)
 				}
 			}
 		case sdk.Text:
@@ -278,11 +278,11 @@ func appendResponsesUserTurn(out []any, m sdk.Message) ([]any, error) {
 				return nil, err
 			}
 		case sdk.Document:
-			item, err := responsesDocument(p)
+			items, err := responsesDocument(p)
 			if err != nil {
 				return nil, err
 			}
-			content = append(content, item)
+			content = append(content, items...)
 		case sdk.Reasoning, sdk.ToolCall:
 			// Only assistant turns carry these.
 		}

@@ -169,6 +169,9 @@ func TestBuildResponsesRequestGolden(t *testing.T) {
 				sdk.Document{MediaType: "application/pdf", Data: []byte("%PDF-1.4 x"), Title: "report.pdf"},
 				sdk.Document{MediaType: "application/pdf", URL: "https://example.com/y.pdf"},
 				sdk.Document{MediaType: "text/plain", Data: []byte("plain words"), Title: "Notes"},
+				// What the file part has no field for goes before it: a URL
+				// PDF's title and context.
+				sdk.Document{MediaType: "application/pdf", URL: "https://example.com/z.pdf", Title: "Q3", Context: "the board's copy"},
 			)}},
 		},
 		{
