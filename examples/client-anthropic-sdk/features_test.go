@@ -91,6 +91,13 @@ func TestStructuredOutput(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("upstream got %d requests, want 1", len(reqs))
 	}
+	checkSchemaSent(t, reqs[0], schema)
+}
+
+// checkSchemaSent checks that the upstream request r asked, in
+// output_config.format, for a json_schema answer matching schema.
+func checkSchemaSent(t *testing.T, r request, schema map[string]any) {
+	t.Helper()
 	var body struct {
 		OutputConfig struct {
 			Format struct {
@@ -99,11 +106,11 @@ func TestStructuredOutput(t *testing.T) {
 			} `json:"format"`
 		} `json:"output_config"`
 	}
-	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
-		t.Fatalf("upstream body %s: %v", reqs[0].Body, err)
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		t.Fatalf("upstream body %s: %v", r.Body, err)
 	}
 	if body.OutputConfig.Format.Type != "json_schema" {
-		t.Errorf("upstream output_config.format.type %q, want json_schema: %s", body.OutputConfig.Format.Type, reqs[0].Body)
+		t.Errorf("upstream output_config.format.type %q, want json_schema: %s", body.OutputConfig.Format.Type, r.Body)
 	}
 	if d := cmp.Diff(schema, body.OutputConfig.Format.Schema); d != "" {
 		t.Errorf("schema the upstream received (-want +got):\n%s", d)

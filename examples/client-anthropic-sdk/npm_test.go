@@ -216,21 +216,5 @@ func npmStructured(t *testing.T, node string) {
 		t.Fatalf("upstream got %d requests, want 1", len(reqs))
 	}
 	checkCredential(t, reqs[0])
-	var body struct {
-		OutputConfig struct {
-			Format struct {
-				Type   string         `json:"type"`
-				Schema map[string]any `json:"schema"`
-			} `json:"format"`
-		} `json:"output_config"`
-	}
-	if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
-		t.Fatalf("upstream body %s: %v", reqs[0].Body, err)
-	}
-	if body.OutputConfig.Format.Type != "json_schema" {
-		t.Errorf("upstream output_config.format.type %q, want json_schema: %s", body.OutputConfig.Format.Type, reqs[0].Body)
-	}
-	if d := cmp.Diff(got.SchemaSent, body.OutputConfig.Format.Schema); d != "" {
-		t.Errorf("schema the upstream received (-want the SDK's +got):\n%s", d)
-	}
+	checkSchemaSent(t, reqs[0], got.SchemaSent)
 }

@@ -98,18 +98,7 @@ func TestChatStrictSchemaThroughAnthropic(t *testing.T) {
 		t.Fatal(err)
 	}
 	parseWeather(t, c.Choices[0].Message.Content)
-	var sent struct {
-		OutputConfig struct {
-			Format struct {
-				Type   string          `json:"type"`
-				Schema json.RawMessage `json:"schema"`
-			} `json:"format"`
-		} `json:"output_config"`
-	}
-	up.only(t).decode(t, &sent)
-	if sent.OutputConfig.Format.Type != "json_schema" || !sameJSON(t, sent.OutputConfig.Format.Schema, weather) {
-		t.Errorf("the Anthropic upstream got output_config %+v", sent.OutputConfig)
-	}
+	checkAnthropicSchema(t, up)
 }
 
 func TestChatStrictSchemaThroughOllama(t *testing.T) {
@@ -210,3 +199,21 @@ func TestChatErrorReachesTheClient(t *testing.T) {
 // optionNoRetries stops the client from retrying the 503 it is told to
 // retry (x-should-retry), so the test sees the error at once.
 func optionNoRetries() option.RequestOption { return option.WithMaxRetries(0) }
+
+// checkAnthropicSchema checks that the Anthropic-format upstream got the
+// weather schema as its output_config.format.
+func checkAnthropicSchema(t *testing.T, up *upstream) {
+	t.Helper()
+	var sent struct {
+		OutputConfig struct {
+			Format struct {
+				Type   string          `json:"type"`
+				Schema json.RawMessage `json:"schema"`
+			} `json:"format"`
+		} `json:"output_config"`
+	}
+	up.only(t).decode(t, &sent)
+	if sent.OutputConfig.Format.Type != "json_schema" || !sameJSON(t, sent.OutputConfig.Format.Schema, weather) {
+		t.Errorf("the Anthropic upstream got output_config %+v", sent.OutputConfig)
+	}
+}

@@ -140,18 +140,7 @@ func npmChatSchema(t *testing.T, node string) {
 	if got.FinishReason != "stop" {
 		t.Errorf("finish_reason %q, want stop", got.FinishReason)
 	}
-	var sent struct {
-		OutputConfig struct {
-			Format struct {
-				Type   string          `json:"type"`
-				Schema json.RawMessage `json:"schema"`
-			} `json:"format"`
-		} `json:"output_config"`
-	}
-	up.only(t).decode(t, &sent)
-	if sent.OutputConfig.Format.Type != "json_schema" || !sameJSON(t, sent.OutputConfig.Format.Schema, weather) {
-		t.Errorf("the Anthropic upstream got output_config %+v", sent.OutputConfig)
-	}
+	checkAnthropicSchema(t, up)
 }
 
 // A streamed chat with stream_options.include_usage through an
