@@ -55,7 +55,9 @@ type Info struct {
 	// that answers a client request leaves out an option the request set,
 	// the host names it in the x-axon-ignored response header, so a client
 	// learns that its top_k never reached that model. nil: the plugin does
-	// not say, and nothing is named; empty: it renders none.
+	// not say, and nothing is named; empty: it renders none. The host reads
+	// Options and Lacks again after Configure, so a provider may answer
+	// for its configured block (an API mode that has no field for one).
 	Options []string
 	// Lacks names the request features the provider's wire has no place
 	// for and which it leaves out rather than refuse (LackSequential,

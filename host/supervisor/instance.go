@@ -288,6 +288,15 @@ func (in *Instance) configure(ctx context.Context, p *process) error {
 	if err := base.Configure(ctx, values, eg, proxy); err != nil {
 		return fmt.Errorf("configure: %w", err)
 	}
+	// What a provider renders may follow its block (an API mode without
+	// a field): Options and Lacks are read again once it is configured.
+	// They only name fields in a response header, so nothing checked
+	// above is taken from this second answer.
+	if in.spec.Kind == sdk.KindProvider {
+		if again, err := base.Info(ctx); err == nil {
+			p.info.Options, p.info.Lacks = again.Options, again.Lacks
+		}
+	}
 	if p.service, err = p.rpc.Dispense(string(in.spec.Kind)); err != nil {
 		return fmt.Errorf("dispense %s: %w", in.spec.Kind, err)
 	}

@@ -35,12 +35,22 @@ func (p *openai) Info() sdk.Info {
 		// failure the chain falls back from), or its block sets
 		// structured_output = false.
 		Output: true,
-		// The request options parseOptions renders; any other the host
-		// names as ignored.
-		Options: []string{"reasoning_effort", "parallel_tool_calls", "top_p", "seed", "response_format"},
+		// The request options the configured API renders; any other the
+		// host names as ignored.
+		Options: p.renderedOptions(),
 		// OpenAI and the compatible servers cache prompts on their own.
 		Lacks: []string{sdk.LackCacheBreakpoints},
 	}
+}
+
+// renderedOptions are the request options parseOptions reads that the
+// configured API has a field for: the Responses API has no seed. Before
+// Configure, those of either API.
+func (p *openai) renderedOptions() []string {
+	if p.cfg.API == apiResponses {
+		return []string{"reasoning_effort", "parallel_tool_calls", "top_p", "response_format"}
+	}
+	return []string{"reasoning_effort", "parallel_tool_calls", "top_p", "seed", "response_format"}
 }
 
 func (p *openai) Configure(_ context.Context, cfg sdk.Config) error {
