@@ -81,8 +81,7 @@ func parseConfig(cfg sdk.Config) (config, error) {
 // different providers.
 type options struct {
 	ThinkingBudget *int
-	TopP           *float64
-	TopK           *int
+	sdk.Sampling   // top_p and top_k are rendered; the Messages API has no seed
 }
 
 func parseOptions(raw map[string]json.RawMessage) (options, error) {
@@ -94,19 +93,9 @@ func parseOptions(raw map[string]json.RawMessage) (options, error) {
 		}
 		o.ThinkingBudget = &n
 	}
-	if v, ok := raw["top_p"]; ok {
-		var p float64
-		if err := json.Unmarshal(v, &p); err != nil || p < 0 || p > 1 {
-			return options{}, sdk.Permanentf("option top_p: want a number from 0 to 1")
-		}
-		o.TopP = &p
-	}
-	if v, ok := raw["top_k"]; ok {
-		var k int
-		if err := json.Unmarshal(v, &k); err != nil || k < 1 {
-			return options{}, sdk.Permanentf("option top_k: want a positive integer")
-		}
-		o.TopK = &k
+	var err error
+	if o.Sampling, err = sdk.SamplingOf(raw); err != nil {
+		return options{}, err
 	}
 	return o, nil
 }

@@ -74,9 +74,7 @@ func parseConfig(cfg sdk.Config) (config, error) {
 type options struct {
 	ThinkingBudget  *int
 	IncludeThoughts *bool
-	TopP            *float64
-	TopK            *int
-	Seed            *int64
+	sdk.Sampling
 }
 
 func parseOptions(raw map[string]json.RawMessage) (options, error) {
@@ -95,26 +93,9 @@ func parseOptions(raw map[string]json.RawMessage) (options, error) {
 		}
 		o.IncludeThoughts = &b
 	}
-	if v, ok := raw["top_p"]; ok {
-		var p float64
-		if err := json.Unmarshal(v, &p); err != nil || p < 0 || p > 1 {
-			return options{}, sdk.Permanentf("option top_p: want a number from 0 to 1")
-		}
-		o.TopP = &p
-	}
-	if v, ok := raw["top_k"]; ok {
-		var k int
-		if err := json.Unmarshal(v, &k); err != nil || k < 1 {
-			return options{}, sdk.Permanentf("option top_k: want a positive integer")
-		}
-		o.TopK = &k
-	}
-	if v, ok := raw["seed"]; ok {
-		var n int64
-		if err := json.Unmarshal(v, &n); err != nil {
-			return options{}, sdk.Permanentf("option seed: want an integer")
-		}
-		o.Seed = &n
+	var err error
+	if o.Sampling, err = sdk.SamplingOf(raw); err != nil {
+		return options{}, err
 	}
 	return o, nil
 }
