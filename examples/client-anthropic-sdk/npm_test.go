@@ -28,6 +28,10 @@ const (
 	nodeTimeout  = 60 * time.Second
 )
 
+// The npm runner below (needNode, npmCI, runNode) is repeated in
+// examples/client-openai-sdk/npm_test.go: each example stands alone, and the OpenAI
+// one is a Go module of its own that imports nothing of axon.
+
 // needNode returns the paths of node and npm. Without them the test fails as
 // root, who can install them with `make test-deps`, and skips otherwise, as
 // the browser tests do without Chromium.
@@ -45,8 +49,11 @@ func needNode(t *testing.T) (node, npm string) {
 	if len(missing) > 0 {
 		msg := fmt.Sprintf("npm client: %s not on $PATH; run `make test-deps` (as root it installs Debian's nodejs and npm)", strings.Join(missing, " and "))
 		if os.Geteuid() == 0 {
-			t.Fatal(msg)
+			t.Fatal(msg) // CI is root: there, a missing node is a failure
 		}
+		// Only root can apt-get them, and make test-deps does not sudo: a
+		// developer without node gets the reason and the fix, not a red
+		// run for a tool the test cannot install.
 		t.Skip(msg)
 	}
 	return node, npm
