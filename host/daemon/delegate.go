@@ -110,7 +110,7 @@ func (b *Daemon) delegateChain(g *generation, providers []string) (*chain.Chain,
 // every delegated call is built of.
 func hopOf(p *config.Provider, in *supervisor.Instance, f *media.Fetcher) chain.Hop {
 	hop := chain.Hop{
-		Name: p.Name, Provider: inlining{in: in, fetcher: f}, Model: p.Model(), ContextWindow: int64(p.ContextWindow),
+		Name: p.Name, Provider: pluginHop{in: in, fetcher: f}, Model: p.Model(), ContextWindow: int64(p.ContextWindow),
 		FirstToken: p.Timeouts.FirstToken, Idle: p.Timeouts.Idle,
 	}
 	if p.Prefill != nil {

@@ -5,9 +5,7 @@ import (
 	"sync"
 
 	"github.com/axonhq/axon/hcl/config"
-	"github.com/axonhq/axon/host/chain"
 	"github.com/axonhq/axon/host/media"
-	"github.com/axonhq/axon/sdk"
 )
 
 // newFetcher is the media fetcher of configuration m.
@@ -16,42 +14,6 @@ func newFetcher(m config.Media) (*media.Fetcher, error) {
 		Off: !m.Fetch, Allow: m.Allow,
 		MaxPartBytes: m.MaxPartBytes, MaxRequestBytes: m.MaxRequestBytes, Timeout: m.Timeout,
 	})
-}
-
-// infoGenerator is a hop's provider as the daemon has it: a plugin
-// instance, which can say what it takes.
-type infoGenerator interface {
-	chain.Generator
-	Info(ctx context.Context) (sdk.Info, error)
-}
-
-// inlining is a hop's provider that notes the request options its plugin
-// does not render (options.go) and, when its plugin declares
-// Info.InlineMedia, first replaces the images and documents given by URL
-// in the hop's copy of the request with their bytes (host/media). A hop
-// that takes URLs gets them as they are, and nothing is fetched for it.
-type inlining struct {
-	in      infoGenerator
-	fetcher *media.Fetcher
-}
-
-var _ chain.Generator = inlining{}
-
-func (p inlining) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
-	urls := media.HasURLParts(req)
-	if urls || len(req.Options) > 0 || req.ToolChoice != (sdk.ToolChoice{}) || hasBreakpoint(req) {
-		// An Info that fails means the plugin cannot start: Generate
-		// reports that, classified, as it would without media.
-		if info, err := p.in.Info(ctx); err == nil {
-			noteUnrendered(ctx, info, req)
-			if urls && info.InlineMedia {
-				if err := mediaSession(ctx, p.fetcher).Inline(ctx, req); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return p.in.Generate(ctx, req, out)
 }
 
 // mediaKey holds, in a client request's context, the media session its
