@@ -361,29 +361,21 @@ func withUnrendered(ignored string, d dialect, options []string) string {
 // optionField is the request field of d's wire format that sets option o,
 // or that asks for feature o (an sdk.Lack* name).
 func optionField(d dialect, o string) string {
-	switch o {
-	case sdk.LackForcedToolChoice:
+	_, anthropic := d.(anthropicDialect)
+	_, responses := d.(responsesDialect)
+	switch {
+	case o == sdk.LackForcedToolChoice:
 		return "tool_choice"
-	case sdk.LackCacheBreakpoints:
+	case o == sdk.LackCacheBreakpoints:
 		return "cache_control"
-	}
-	switch d.(type) {
-	case anthropicDialect:
-		switch o {
-		case "thinking_budget":
-			return "thinking"
-		case sdk.LackSequential:
-			return "tool_choice.disable_parallel_tool_use"
-		}
-	case openaiDialect, responsesDialect:
-		switch o {
-		case "reasoning_effort":
-			if _, ok := d.(responsesDialect); ok {
-				return "reasoning.effort"
-			}
-		case sdk.LackSequential:
-			return "parallel_tool_calls"
-		}
+	case o == sdk.LackSequential && anthropic:
+		return "tool_choice.disable_parallel_tool_use"
+	case o == sdk.LackSequential:
+		return "parallel_tool_calls"
+	case o == "thinking_budget" && anthropic:
+		return "thinking"
+	case o == "reasoning_effort" && responses:
+		return "reasoning.effort"
 	}
 	return o
 }
