@@ -30,14 +30,18 @@ type pluginHop struct {
 var _ chain.Generator = pluginHop{}
 
 func (p pluginHop) Generate(ctx context.Context, req *sdk.Request, out sdk.Sink) error {
-	// An Info that fails means the plugin cannot start: Generate reports
-	// that, classified, as it would without this.
-	if info, err := p.in.Info(ctx); err == nil {
-		noteUnrendered(ctx, info, req)
-		if info.InlineMedia && media.HasURLParts(req) {
-			if err := mediaSession(ctx, p.fetcher).Inline(ctx, req); err != nil {
-				return err
-			}
+	// An Info that fails is the start that failed (a pin mismatch, a
+	// binary of another API, ...), the very error Generate would return:
+	// it is returned as it is, because a Generate after it would only
+	// find the plugin in its restart backoff and hide the cause.
+	info, err := p.in.Info(ctx)
+	if err != nil {
+		return err
+	}
+	noteUnrendered(ctx, info, req)
+	if info.InlineMedia && media.HasURLParts(req) {
+		if err := mediaSession(ctx, p.fetcher).Inline(ctx, req); err != nil {
+			return err
 		}
 	}
 	return p.in.Generate(ctx, req, out)
