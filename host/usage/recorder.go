@@ -25,6 +25,11 @@ type Meter interface {
 type Options struct {
 	Queue  int          // facts waiting to be written; more are dropped. 4096
 	Batch  int          // most facts in one transaction. 256
+	// Linger is how long the writer waits after a batch's first fact for
+	// more before it writes a batch that is not full, so a busy front door
+	// commits once per Linger instead of once every few requests. 250ms;
+	// negative writes at once. Flush and Close never wait for it.
+	Linger time.Duration
 	Meter  Meter        // optional
 	Logger hclog.Logger // optional: drops and write failures, at most once per LogEvery
 	Now    func() time.Time
@@ -39,6 +44,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Batch <= 0 {
 		o.Batch = 256
+	}
+	if o.Linger == 0 {
+		o.Linger = 250 * time.Millisecond
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -170,9 +178,43 @@ func (r *Recorder) run() {
 			r.drain(batch[:0])
 			return
 		}
-		batch = r.fill(batch)
+		batch, flushed, stopping := r.linger(batch)
 		r.write(batch)
+		switch {
+		case stopping:
+			r.drain(batch[:0])
+			return
+		case flushed != nil:
+			r.drain(batch[:0])
+			close(flushed)
+		}
 	}
+}
+
+// linger adds to batch what the queue holds, then what it receives until
+// the batch is full or Linger has passed. A Flush or Close meanwhile ends
+// the wait: linger returns the Flush's channel, or stopping, for run to
+// answer once the batch is written.
+func (r *Recorder) linger(batch []Fact) (_ []Fact, flushed chan struct{}, stopping bool) {
+	batch = r.fill(batch)
+	if len(batch) >= r.opts.Batch || r.opts.Linger < 0 {
+		return batch, nil, false
+	}
+	t := time.NewTimer(r.opts.Linger)
+	defer t.Stop()
+	for len(batch) < r.opts.Batch {
+		select {
+		case f := <-r.queue:
+			batch = append(batch, f)
+		case <-t.C:
+			return batch, nil, false
+		case done := <-r.flush:
+			return r.fill(batch), done, false
+		case <-r.stop:
+			return r.fill(batch), nil, true
+		}
+	}
+	return batch, nil, false
 }
 
 // fill adds what is already queued to batch, up to a full batch.

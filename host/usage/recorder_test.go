@@ -227,3 +227,99 @@ func BenchmarkRecordUnderLoad(b *testing.B) {
 		})
 	}
 }
+
+// batchWriter records the size of every Write and signals each one.
+type batchWriter struct {
+	mu      sync.Mutex
+	sizes   []int
+	written chan struct{}
+}
+
+func newBatchWriter() *batchWriter { return &batchWriter{written: make(chan struct{}, 100)} }
+
+func (w *batchWriter) Write(_ context.Context, facts []Fact) error {
+	w.mu.Lock()
+	w.sizes = append(w.sizes, len(facts))
+	w.mu.Unlock()
+	w.written <- struct{}{}
+	return nil
+}
+
+func (w *batchWriter) batches() []int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.sizes)
+}
+
+func (w *batchWriter) waitWrite(t *testing.T) {
+	t.Helper()
+	select {
+	case <-w.written:
+	case <-time.After(10 * time.Second): // hang guard
+		t.Fatal("no write")
+	}
+}
+
+// Facts that arrive while the writer lingers go in the same transaction;
+// Flush ends the wait at once.
+func TestLingerCoalescesFacts(t *testing.T) {
+	t.Parallel()
+	w := newBatchWriter()
+	rec := NewRecorder(w, nil, Options{Linger: time.Hour})
+	rec.Start()
+	defer rec.Close(context.Background())
+	for range 5 {
+		rec.Record(Fact{})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // hang guard
+	defer cancel()
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.batches(); !slices.Equal(got, []int{5}) {
+		t.Errorf("batches %v, want one of 5", got)
+	}
+}
+
+// A full batch is written without waiting out Linger, and a batch that is
+// not full is written once Linger has passed.
+func TestLingerEnds(t *testing.T) {
+	t.Parallel()
+	w := newBatchWriter()
+	rec := NewRecorder(w, nil, Options{Linger: time.Hour, Batch: 3})
+	rec.Start()
+	defer rec.Close(context.Background())
+	for range 3 {
+		rec.Record(Fact{})
+	}
+	w.waitWrite(t)
+	if got := w.batches(); !slices.Equal(got, []int{3}) {
+		t.Errorf("batches %v, want one full batch of 3", got)
+	}
+
+	w = newBatchWriter()
+	rec = NewRecorder(w, nil, Options{Linger: 10 * time.Millisecond})
+	rec.Start()
+	defer rec.Close(context.Background())
+	rec.Record(Fact{})
+	w.waitWrite(t)
+	if got := w.batches(); !slices.Equal(got, []int{1}) {
+		t.Errorf("batches %v, want one of 1", got)
+	}
+}
+
+// Close while the writer lingers writes what it holds: nothing is dropped.
+func TestCloseWhileLingering(t *testing.T) {
+	t.Parallel()
+	w := newBatchWriter()
+	rec := NewRecorder(w, nil, Options{Linger: time.Hour})
+	rec.Start()
+	rec.Record(Fact{})
+	rec.Record(Fact{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // hang guard
+	defer cancel()
+	rec.Close(ctx)
+	if got, n := w.batches(), rec.Dropped(); !slices.Equal(got, []int{2}) || n != 0 {
+		t.Errorf("batches %v, %d dropped; want one of 2, none dropped", got, n)
+	}
+}

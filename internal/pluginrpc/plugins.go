@@ -35,14 +35,31 @@ const (
 // maxMessage bounds one gRPC message (images travel inline).
 const maxMessage = 64 << 20
 
+// window is the flow-control window of every stream and connection,
+// gRPC's own initial window: set, it stays fixed, which turns off gRPC's
+// bandwidth-delay probing (a ping and its ack per burst of data, for
+// nothing on a local socket) and keeps a slow reader's backpressure where
+// it was.
+const window = 64 << 10
+
+// workers is how many goroutines each server keeps to run its streams (a
+// stream beyond them gets a goroutine of its own, as without workers): a
+// worker's stack has already grown to a call's depth, which a new
+// goroutine grows by copying, a tenth of a provider plugin's CPU per
+// request. 16 is an egress grant's default max_concurrent.
+const workers = 16
+
 // GRPCOptions are the message size limits both sides use.
 func GRPCOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage)}
+	return []grpc.ServerOption{grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage),
+		grpc.InitialWindowSize(window), grpc.InitialConnWindowSize(window),
+		grpc.NumStreamWorkers(workers)}
 }
 
 // DialOptions are the client-side counterparts of GRPCOptions.
 func DialOptions() []grpc.DialOption {
-	return []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage))}
+	return []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)),
+		grpc.WithInitialWindowSize(window), grpc.WithInitialConnWindowSize(window)}
 }
 
 // NewGRPCServer is the ServeConfig.GRPCServer factory.
