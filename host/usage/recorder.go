@@ -23,8 +23,8 @@ type Meter interface {
 
 // Options tune a Recorder; the zero value is what axon runs with.
 type Options struct {
-	Queue  int          // facts waiting to be written; more are dropped. 4096
-	Batch  int          // most facts in one transaction. 256
+	Queue int // facts waiting to be written; more are dropped. 4096
+	Batch int // most facts in one transaction. 256
 	// Linger is how long the writer waits after a batch's first fact for
 	// more before it writes a batch that is not full, so a busy front door
 	// commits once per Linger instead of once every few requests. 250ms;
