@@ -77,10 +77,24 @@ func (c *Classifier) rate(ctx context.Context, req *sdk.Request) string {
 	switch {
 	case errors.Is(context.Cause(rctx), errRatingTimeout):
 		return "failed(timeout)"
+	case err != nil && timedOut(rctx, err):
+		return "failed(timeout)"
 	case err != nil:
 		return "failed(error)"
 	}
 	return parseRating(reply.text.String())
+}
+
+// timedOut reports whether a rating that failed with err failed by its
+// deadline although rctx's own timer has not fired yet: the deadline
+// travels to the plugin and on to its egress call, and either of those
+// may give up first and answer before the host's timer runs.
+func timedOut(rctx context.Context, err error) bool {
+	if errors.Is(err, sdk.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	d, ok := rctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 var errRatingTimeout = errors.New("the classifier's rating timed out")

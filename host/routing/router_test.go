@@ -3,6 +3,7 @@ package routing
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -428,6 +429,9 @@ func TestClassifierGate(t *testing.T) {
 		{"empty reply", &fakeRater{reply: ""}, false, "glm,claude,local", "failed(garbage)", true},
 		{"error", &fakeRater{err: sdk.ErrPluginExited}, false, "glm,claude,local", "failed(error)", true},
 		{"timeout", &fakeRater{block: true}, false, "glm,claude,local", "failed(timeout)", true},
+		// The deadline travels to the plugin, whose own timer may fire and
+		// answer before the host's.
+		{"the plugin's deadline first", &fakeRater{err: fmt.Errorf("egress: %w", sdk.ErrTimeout)}, false, "glm,claude,local", "failed(timeout)", true},
 		{"tools are never trivial", &fakeRater{reply: "trivial"}, true, "glm,claude,local", "skipped(tools)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
