@@ -55,6 +55,13 @@ table() {
     if (t == "direct") return runs[g] ? mcpu[g] / runs[g] : -1
     return ncpu[g] ? cpu[g] / ncpu[g] : -1
   }
+  # CPU per request of the target in the latency run: CONC connections,
+  # an upstream that waits, so each request finds the processes asleep
+  function cpulat(m, t,   g) {
+    g = m SUBSEP t SUBSEP "lat"
+    if (t == "direct") return runs[g] ? mcpu[g] / runs[g] : -1
+    return ncpu[g] ? cpu[g] / ncpu[g] : -1
+  }
   function lat(m, t,   g) { g = m SUBSEP t SUBSEP "lat"; return runs[g] ? sprintf("%.0f / %.0f", avg(p50, g), avg(p99, g)) : "—" }
   function dlat(m,   a, b) {
     a = m SUBSEP "axon" SUBSEP "lat"; b = m SUBSEP "rproxy" SUBSEP "lat"
@@ -71,6 +78,10 @@ table() {
     for (i = 1; i <= 2; i++) {
       m = M[i]; label = (m == "stream") ? "streaming " set["CHUNKS"] " chunks" : "non-streaming"
       row("CPU per request, " label ", saturated (µs)", num(cpuof(m, "direct")), num(cpuof(m, "rproxy")), num(cpuof(m, "axon")), ratio(cpuof(m, "axon"), cpuof(m, "rproxy")))
+    }
+    for (i = 1; i <= 2; i++) {
+      m = M[i]; label = (m == "stream") ? "streaming" : "non-streaming"
+      row("CPU per request, " label ", " set["CONC"] " connections, " up " upstream (µs)", num(cpulat(m, "direct")), num(cpulat(m, "rproxy")), num(cpulat(m, "axon")), ratio(cpulat(m, "axon"), cpulat(m, "rproxy")))
     }
     for (i = 1; i <= 2; i++) {
       m = M[i]; label = (m == "stream") ? "streaming" : "non-streaming"
