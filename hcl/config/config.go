@@ -29,6 +29,7 @@ type Axon struct {
 	TokenFile  string        // bearer token required for non-loopback listeners
 	PluginIDs  IDRange       // host ids a root host gives sandboxed plugins
 	IdleStop   time.Duration // the idle_stop of provider and tool blocks that set none (not displays); 0: never
+	MaxProcs   int           // the max_procs of plugin blocks that set none; DefaultMaxProcs unless set
 	DefRange   hcl.Range     // zero when the file has no axon block
 
 	ReferencePricing Reference // what usage facts measure cost avoided against
@@ -84,6 +85,10 @@ type PluginBlock struct {
 	// zero never does. The block's idle_stop, else (providers and tools)
 	// the axon block's.
 	IdleStop time.Duration
+	// MaxProcs is the plugin process's GOMAXPROCS: how many threads run
+	// its Go code at once. The block's max_procs, else the axon block's,
+	// else DefaultMaxProcs; 0 leaves it to the Go runtime (every CPU).
+	MaxProcs int
 
 	// Body holds the plugin-owned attributes exactly as written, to be
 	// decoded against the plugin's schema by DecodePluginBody.

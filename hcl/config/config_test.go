@@ -64,10 +64,11 @@ chain "default" {
 			Sandbox:   SandboxFull,
 			TokenFile: "/home/pi/.local/state/axon/token",
 			PluginIDs: DefaultPluginIDs,
+			MaxProcs:  DefaultMaxProcs,
 			Media:     Media{Fetch: true},
 		},
 		Providers: []*Provider{{
-			PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: "local", Plugin: "openai", Sandbox: SandboxFull},
+			PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: "local", Plugin: "openai", Sandbox: SandboxFull, MaxProcs: DefaultMaxProcs},
 			Preset:      "ollama",
 			Auth:        &sdk.Auth{Scheme: sdk.AuthNone},
 			Tier:        TierLocal,
@@ -102,6 +103,7 @@ axon {
   sandbox     = "none"
   token_file  = "/etc/axon/token"
   plugin_ids  = "2000000-2000099"
+  max_procs   = 2
   billing { enabled = true }
 }
 
@@ -115,6 +117,7 @@ provider "glm" {
   context_window = 128000
   sha256         = "9C8F5E8E7D2C2F0E3B1B7A4F0F5D6C1B2A3948576655443322110099887766AA"
   sandbox        = "full"
+  max_procs      = 0
   max_tokens     = 4096
   enabled        = true
 
@@ -195,6 +198,7 @@ vault {
 			Sandbox:    SandboxNone,
 			TokenFile:  "/etc/axon/token",
 			PluginIDs:  IDRange{First: 2000000, Count: 100},
+			MaxProcs:   2,
 			Billing:    Billing{Enabled: true},
 			Media:      Media{Fetch: true},
 		},
@@ -222,7 +226,7 @@ vault {
 				Timeouts: Timeouts{FirstToken: 20 * time.Second, Idle: 5 * time.Second},
 			},
 			{
-				PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: "glm2", Plugin: "anthropic", Sandbox: SandboxNone},
+				PluginBlock: PluginBlock{Kind: sdk.KindProvider, Name: "glm2", Plugin: "anthropic", Sandbox: SandboxNone, MaxProcs: 2},
 				Preset:      "glm",
 				Credential:  credref.MustParse("env:ZAI_API_KEY"),
 				Auth:        &sdk.Auth{Scheme: sdk.AuthBearer},
@@ -238,12 +242,12 @@ vault {
 		}},
 		Tools: []*Tool{{
 			PluginBlock: PluginBlock{
-				Kind: sdk.KindTool, Name: "search", Plugin: "web-search", Sandbox: SandboxNone,
+				Kind: sdk.KindTool, Name: "search", Plugin: "web-search", Sandbox: SandboxNone, MaxProcs: 2,
 				SHA256: "00000000000000000000000000000000000000000000000000000000000000ff",
 			},
 			Egress: egressWith(func(e *Egress) { e.Allow = []string{"api.search.example"} }),
 		}},
-		Displays: []*Display{{PluginBlock: PluginBlock{Kind: sdk.KindDisplay, Name: "epd", Plugin: "epd", Sandbox: SandboxNone,
+		Displays: []*Display{{PluginBlock: PluginBlock{Kind: sdk.KindDisplay, Name: "epd", Plugin: "epd", Sandbox: SandboxNone, MaxProcs: 2,
 			Grants: []Grant{{Path: "/sys/firmware/devicetree/base", Mode: "ro"}, {Path: "/etc/axon/faces", Mode: "rw"}, {Path: "/dev/spidev0.0", Mode: "dev"}, {Path: "/dev/gpiochip0", Mode: "dev"}}}}},
 		Vault: &Vault{Dir: "/etc/axon/vault"},
 	}
@@ -307,9 +311,45 @@ func TestDefaultsWithoutHome(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(summaries(diags))
 	}
-	want := Axon{Listen: DefaultListen, StateDir: "/var/lib/axon", PluginDir: "/var/lib/axon/plugins", Sandbox: SandboxFull, TokenFile: "/var/lib/axon/token", PluginIDs: DefaultPluginIDs, Media: Media{Fetch: true}}
+	want := Axon{Listen: DefaultListen, StateDir: "/var/lib/axon", PluginDir: "/var/lib/axon/plugins", Sandbox: SandboxFull, TokenFile: "/var/lib/axon/token", PluginIDs: DefaultPluginIDs, MaxProcs: DefaultMaxProcs, Media: Media{Fetch: true}}
 	if diff := cmp.Diff(want, cfg.Axon, ignoreSource); diff != "" {
 		t.Errorf("axon (-want +got):\n%s", diff)
+	}
+}
+
+// TestMaxProcs: every plugin block runs with DefaultMaxProcs unless the
+// axon block or its own block says otherwise (0: the Go default, every
+// CPU); a value that is not a whole number from 0 to 1024 is an error.
+func TestMaxProcs(t *testing.T) {
+	t.Parallel()
+	procsOf := func(cfg *Config) map[string]int {
+		got := map[string]int{}
+		for _, b := range cfg.PluginBlocks() {
+			got[string(b.Kind)+"."+b.Name] = b.MaxProcs
+		}
+		return got
+	}
+	const blocks = `
+provider "a" { preset = "ollama" }
+provider "b" {
+  preset    = "ollama"
+  max_procs = 4
+}
+chain "default" { providers = [provider.a, provider.b] }
+tool "clock" { max_procs = 0 }
+display "face" {}
+`
+	if diff := cmp.Diff(map[string]int{"provider.a": 1, "provider.b": 4, "tool.clock": 0, "display.face": 1}, procsOf(mustParse(t, blocks))); diff != "" {
+		t.Errorf("default max_procs (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"provider.a": 2, "provider.b": 4, "tool.clock": 0, "display.face": 2}, procsOf(mustParse(t, "axon { max_procs = 2 }\n"+blocks))); diff != "" {
+		t.Errorf("axon max_procs (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"-1", "1.5", "2000", `"two"`} {
+		_, diags, _ := parse(t, "axon { max_procs = "+bad+" }\nprovider \"l\" { preset = \"ollama\" }\nchain \"default\" { providers = [provider.l] }\n")
+		if !diags.HasErrors() {
+			t.Errorf("max_procs = %s: no error", bad)
+		}
 	}
 }
 

@@ -53,7 +53,7 @@ func (l *Loader) decodeFile(f *hcl.File, src Source) (*Config, hcl.Diagnostics) 
 }
 
 func (r *reader) axon(raw *rawAxon, opts Options) Axon {
-	a := Axon{Listen: DefaultListen, Sandbox: SandboxNone, PluginIDs: DefaultPluginIDs}
+	a := Axon{Listen: DefaultListen, Sandbox: SandboxNone, PluginIDs: DefaultPluginIDs, MaxProcs: DefaultMaxProcs}
 	if r.goos == "linux" {
 		a.Sandbox = SandboxFull
 	}
@@ -88,6 +88,9 @@ func (r *reader) axon(raw *rawAxon, opts Options) Axon {
 		}
 		if d, ok := r.duration(raw.IdleStop, "idle_stop", true); ok {
 			a.IdleStop = d
+		}
+		if n, ok := r.integer(raw.MaxProcs, "max_procs", 0, maxMaxProcs); ok {
+			a.MaxProcs = int(n)
 		}
 		if raw.ReferencePricing != nil {
 			a.ReferencePricing = r.reference(raw.ReferencePricing)
@@ -134,6 +137,7 @@ var (
 func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hcl.Expression, grant *rawGrant, fallback string, axon Axon) {
 	b.ctx, b.dir, b.home = r.ctx, r.dir, r.home
 	b.Sandbox = axon.Sandbox
+	b.MaxProcs = axon.MaxProcs
 	if b.Kind != sdk.KindDisplay {
 		// A display is left running: a panel keeps its image, and a new
 		// process would initialise it again on its next frame.
@@ -174,6 +178,14 @@ func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hc
 func (r *reader) idleStop(b *PluginBlock, e hcl.Expression) {
 	if d, ok := r.duration(e, "idle_stop", true); ok {
 		b.IdleStop = d
+	}
+}
+
+// maxProcs reads a block's own max_procs, which wins over the axon
+// block's.
+func (r *reader) maxProcs(b *PluginBlock, e hcl.Expression) {
+	if n, ok := r.integer(e, "max_procs", 0, maxMaxProcs); ok {
+		b.MaxProcs = int(n)
 	}
 }
 
@@ -259,6 +271,7 @@ func (r *reader) tool(raw *rawTool, axon Axon) *Tool {
 	r.label(raw.Name, raw.NameRange, "tool")
 	r.pluginBlock(&t.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, raw.Name, axon)
 	r.idleStop(&t.PluginBlock, raw.IdleStop)
+	r.maxProcs(&t.PluginBlock, raw.MaxProcs)
 	r.pluginHome(&t.PluginBlock, raw.Home, nil)
 	t.Egress = r.egress(raw.Egress, nil, false)
 	r.checkProxy(&t.PluginBlock, t.Egress, raw.Egress, raw.Sandbox, "")
@@ -271,6 +284,7 @@ func (r *reader) display(raw *rawDisplay, axon Axon) *Display {
 	r.label(raw.Name, raw.NameRange, "display")
 	r.pluginBlock(&d.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, raw.Name, axon)
 	r.idleStop(&d.PluginBlock, raw.IdleStop)
+	r.maxProcs(&d.PluginBlock, raw.MaxProcs)
 	r.checkPluginBody(&d.PluginBlock, displayNames)
 	return d
 }

@@ -31,6 +31,7 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 	}
 	r.pluginBlock(&p.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, fallback, axon)
 	r.idleStop(&p.PluginBlock, raw.IdleStop)
+	r.maxProcs(&p.PluginBlock, raw.MaxProcs)
 	r.pluginHome(&p.PluginBlock, raw.Home, p.preset)
 	if p.Plugin == PluginCLI && !present(raw.Home) && (p.preset == nil || p.preset.Home == "") {
 		r.warnf(raw.DefRange, "Client without a home",

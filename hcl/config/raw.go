@@ -28,6 +28,7 @@ type rawAxon struct {
 	TokenFile  hcl.Expression `hcl:"token_file,optional"`
 	PluginIDs  hcl.Expression `hcl:"plugin_ids,optional"`
 	IdleStop   hcl.Expression `hcl:"idle_stop,optional"`
+	MaxProcs   hcl.Expression `hcl:"max_procs,optional"`
 	DefRange   hcl.Range      `hcl:",def_range"`
 
 	ReferencePricing *rawReference `hcl:"reference_pricing,block"`
@@ -50,6 +51,7 @@ type rawProvider struct {
 	SHA256           hcl.Expression `hcl:"sha256,optional"`
 	Sandbox          hcl.Expression `hcl:"sandbox,optional"`
 	IdleStop         hcl.Expression `hcl:"idle_stop,optional"`
+	MaxProcs         hcl.Expression `hcl:"max_procs,optional"`
 	Home             hcl.Expression `hcl:"home,optional"`
 	Enabled          hcl.Expression `hcl:"enabled,optional"`
 	CanDelegate      hcl.Expression `hcl:"can_delegate,optional"`
@@ -119,6 +121,7 @@ type rawTool struct {
 	SHA256    hcl.Expression `hcl:"sha256,optional"`
 	Sandbox   hcl.Expression `hcl:"sandbox,optional"`
 	IdleStop  hcl.Expression `hcl:"idle_stop,optional"`
+	MaxProcs  hcl.Expression `hcl:"max_procs,optional"`
 	Home      hcl.Expression `hcl:"home,optional"`
 	Egress    *rawEgress     `hcl:"egress,block"`
 	Grant     *rawGrant      `hcl:"grant,block"`
@@ -133,6 +136,7 @@ type rawDisplay struct {
 	SHA256    hcl.Expression `hcl:"sha256,optional"`
 	Sandbox   hcl.Expression `hcl:"sandbox,optional"`
 	IdleStop  hcl.Expression `hcl:"idle_stop,optional"`
+	MaxProcs  hcl.Expression `hcl:"max_procs,optional"`
 	Grant     *rawGrant      `hcl:"grant,block"`
 	Remain    hcl.Body       `hcl:",remain"`
 	DefRange  hcl.Range      `hcl:",def_range"`

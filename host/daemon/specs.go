@@ -30,6 +30,7 @@ func pluginSpec(cfg *config.Config, lock *config.Lock, b *config.PluginBlock) (s
 		Sandbox:  supervisor.Sandbox(b.Sandbox),
 		Grants:   grants(b.Grants),
 		IdleStop: b.IdleStop,
+		MaxProcs: b.MaxProcs,
 		Home:     b.Home,
 		Values: func(info sdk.Info) (json.RawMessage, error) {
 			if err := pluginschema.Validate(info.Config); err != nil {

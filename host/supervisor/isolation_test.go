@@ -66,7 +66,7 @@ func TestIsolation(t *testing.T) {
 	values := func(u *upstream) func(sdk.Info) (json.RawMessage, error) {
 		return func(sdk.Info) (json.RawMessage, error) { return json.Marshal(map[string]string{"base_url": u.URL}) }
 	}
-	s.Add(Spec{Name: "evil-a", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: grant(upA, "env:AXON_TEST_KEY_A"), Values: values(upA)})
+	s.Add(Spec{Name: "evil-a", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: grant(upA, "env:AXON_TEST_KEY_A"), Values: values(upA), MaxProcs: 1})
 	s.Add(Spec{Name: "evil-b", Kind: sdk.KindProvider, Path: bin("hostile"), Egress: grant(upB, "env:AXON_TEST_KEY_B"), Values: values(upB)})
 	a, _ := s.Instance("evil-a")
 	b, _ := s.Instance("evil-b")
@@ -93,11 +93,16 @@ func TestIsolation(t *testing.T) {
 		if err := json.Unmarshal([]byte(env), &vars); err != nil {
 			t.Fatal(err)
 		}
+		procs := false
 		for _, kv := range vars {
 			name, _, _ := strings.Cut(kv, "=")
-			if name != "HOME" && name != "TMPDIR" && !strings.HasPrefix(name, "PLUGIN_") && name != "AXON_PLUGIN" {
+			procs = procs || kv == "GOMAXPROCS=1" // Spec.MaxProcs
+			if name != "HOME" && name != "TMPDIR" && !strings.HasPrefix(name, "PLUGIN_") && name != "AXON_PLUGIN" && kv != "GOMAXPROCS=1" {
 				t.Errorf("unexpected variable %s in plugin environment", name)
 			}
+		}
+		if !procs {
+			t.Errorf("GOMAXPROCS=1 (MaxProcs) missing from the plugin environment:\n%s", env)
 		}
 	})
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -57,7 +58,7 @@ func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*l
 		cmd := exec.Command(inheritedBinary) // the checked descriptor, fd 3 in the child
 		cmd.Args[0] = filepath.Base(sp.Path)
 		cmd.ExtraFiles = []*os.File{bin}
-		cmd.Env = append(append(withHome(hostPluginEnv(), sp.Home), opts.Env...), prof.env...)
+		cmd.Env = append(append(append(withHome(hostPluginEnv(), sp.Home), opts.Env...), prof.env...), procsEnv(sp)...)
 		cmd.SysProcAttr = plainSysProcAttr()
 		l.cfg.Cmd = cmd
 		return l, nil
@@ -66,7 +67,7 @@ func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*l
 	l.cfg.RunnerFunc = func(_ hclog.Logger, cmd *exec.Cmd, socketDir string) (runner.Runner, error) {
 		j := sandbox.Jail{
 			Name: sp.Name, Binary: sp.Path, SHA256: sp.SHA256,
-			Env:       append(append(append(withHome(jailPluginEnv(), sp.Home), opts.Env...), prof.env...), cmd.Env...),
+			Env:       append(append(append(append(withHome(jailPluginEnv(), sp.Home), opts.Env...), prof.env...), procsEnv(sp)...), cmd.Env...),
 			SocketDir: socketDir, Grants: append(slices.Clip(sp.Grants), prof.grants...), IDs: ids,
 			Loopback: sp.Egress != nil && sp.Egress.Proxy,
 		}
@@ -128,6 +129,16 @@ func (l *launch) pid(client *plugin.Client) int {
 // jailPluginEnv is the whole environment a jailed plugin gets besides
 // go-plugin's own: no secret, no PATH; HOME and TMPDIR are its private /tmp.
 func jailPluginEnv() []string { return []string{"HOME=/tmp", "TMPDIR=/tmp"} }
+
+// procsEnv is GOMAXPROCS for sp's process: a plugin built with Go reads
+// it at start. It only tunes the plugin's scheduler; a plugin that ignores
+// it gains nothing it could not take anyway.
+func procsEnv(sp Spec) []string {
+	if sp.MaxProcs <= 0 {
+		return nil
+	}
+	return []string{"GOMAXPROCS=" + strconv.Itoa(sp.MaxProcs)}
+}
 
 // withHome replaces env's HOME with home, when set.
 func withHome(env []string, home string) []string {

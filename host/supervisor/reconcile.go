@@ -152,7 +152,7 @@ func (s *Supervisor) respecLocked(in *Instance, sp Spec) bool {
 func (in *Instance) sameSpec(sp Spec) bool {
 	old := in.spec
 	if old.Kind != sp.Kind || old.Path != sp.Path || !bytes.Equal(old.SHA256, sp.SHA256) || old.Sandbox != sp.Sandbox ||
-		old.IdleStop != sp.IdleStop || old.Home != sp.Home || !reflect.DeepEqual(old.Grants, sp.Grants) || !reflect.DeepEqual(old.Egress, sp.Egress) {
+		old.IdleStop != sp.IdleStop || old.MaxProcs != sp.MaxProcs || old.Home != sp.Home || !reflect.DeepEqual(old.Grants, sp.Grants) || !reflect.DeepEqual(old.Egress, sp.Egress) {
 		return false
 	}
 	in.mu.Lock()

@@ -48,6 +48,10 @@ type Spec struct {
 	// it for this long (checked every HealthInterval); the next call
 	// starts it again. Zero keeps it running until Close.
 	IdleStop time.Duration
+
+	// MaxProcs, when positive, is the process's GOMAXPROCS (set in its
+	// environment); zero leaves the Go runtime its default, every CPU.
+	MaxProcs int
 }
 
 // DefaultStableAfter is Options.StableAfter when unset: a plugin that ran
