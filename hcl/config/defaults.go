@@ -44,8 +44,8 @@ const (
 	// DefaultMaxProcs runs a plugin's Go code on one thread at a time. A
 	// plugin mostly waits on the host; with more procs than it has work
 	// for, the Go scheduler spins idle threads at every wake-up, which cost
-	// an unpinned openai plugin about a tenth of the whole request's CPU
-	// at 16 connections (bench/README.md, "What stands in the way").
+	// an unpinned openai plugin 5-10 % of the whole request's CPU at 16
+	// connections (bench/README.md, "What stands in the way").
 	DefaultMaxProcs = 1
 	maxMaxProcs     = 1024
 )
