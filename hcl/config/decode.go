@@ -173,18 +173,13 @@ func (r *reader) pluginBlock(b *PluginBlock, pluginExpr, shaExpr, sandboxExpr hc
 	b.Grants = r.grants(grant)
 }
 
-// idleStop reads a block's own idle_stop, which wins over the axon
-// block's; "0s" keeps the plugin running.
-func (r *reader) idleStop(b *PluginBlock, e hcl.Expression) {
-	if d, ok := r.duration(e, "idle_stop", true); ok {
+// process reads a block's own idle_stop ("0s" keeps the plugin running)
+// and max_procs, which win over the axon block's.
+func (r *reader) process(b *PluginBlock, idleStop, maxProcs hcl.Expression) {
+	if d, ok := r.duration(idleStop, "idle_stop", true); ok {
 		b.IdleStop = d
 	}
-}
-
-// maxProcs reads a block's own max_procs, which wins over the axon
-// block's.
-func (r *reader) maxProcs(b *PluginBlock, e hcl.Expression) {
-	if n, ok := r.integer(e, "max_procs", 0, maxMaxProcs); ok {
+	if n, ok := r.integer(maxProcs, "max_procs", 0, maxMaxProcs); ok {
 		b.MaxProcs = int(n)
 	}
 }
@@ -270,8 +265,7 @@ func (r *reader) tool(raw *rawTool, axon Axon) *Tool {
 	t := &Tool{PluginBlock: PluginBlock{Kind: sdk.KindTool, Name: raw.Name, Body: raw.Remain, DefRange: raw.DefRange}}
 	r.label(raw.Name, raw.NameRange, "tool")
 	r.pluginBlock(&t.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, raw.Name, axon)
-	r.idleStop(&t.PluginBlock, raw.IdleStop)
-	r.maxProcs(&t.PluginBlock, raw.MaxProcs)
+	r.process(&t.PluginBlock, raw.IdleStop, raw.MaxProcs)
 	r.pluginHome(&t.PluginBlock, raw.Home, nil)
 	t.Egress = r.egress(raw.Egress, nil, false)
 	r.checkProxy(&t.PluginBlock, t.Egress, raw.Egress, raw.Sandbox, "")
@@ -283,8 +277,7 @@ func (r *reader) display(raw *rawDisplay, axon Axon) *Display {
 	d := &Display{PluginBlock: PluginBlock{Kind: sdk.KindDisplay, Name: raw.Name, Body: raw.Remain, DefRange: raw.DefRange}}
 	r.label(raw.Name, raw.NameRange, "display")
 	r.pluginBlock(&d.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, raw.Name, axon)
-	r.idleStop(&d.PluginBlock, raw.IdleStop)
-	r.maxProcs(&d.PluginBlock, raw.MaxProcs)
+	r.process(&d.PluginBlock, raw.IdleStop, raw.MaxProcs)
 	r.checkPluginBody(&d.PluginBlock, displayNames)
 	return d
 }

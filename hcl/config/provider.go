@@ -30,8 +30,7 @@ func (r *reader) provider(raw *rawProvider, axon Axon) *Provider {
 		fallback = p.preset.Plugin
 	}
 	r.pluginBlock(&p.PluginBlock, raw.Plugin, raw.SHA256, raw.Sandbox, raw.Grant, fallback, axon)
-	r.idleStop(&p.PluginBlock, raw.IdleStop)
-	r.maxProcs(&p.PluginBlock, raw.MaxProcs)
+	r.process(&p.PluginBlock, raw.IdleStop, raw.MaxProcs)
 	r.pluginHome(&p.PluginBlock, raw.Home, p.preset)
 	if p.Plugin == PluginCLI && !present(raw.Home) && (p.preset == nil || p.preset.Home == "") {
 		r.warnf(raw.DefRange, "Client without a home",

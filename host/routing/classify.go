@@ -75,9 +75,7 @@ func (c *Classifier) rate(ctx context.Context, req *sdk.Request) string {
 	var reply replySink
 	err := c.Gen.Generate(rctx, q, &reply)
 	switch {
-	case errors.Is(context.Cause(rctx), errRatingTimeout):
-		return "failed(timeout)"
-	case err != nil && timedOut(rctx, err):
+	case errors.Is(context.Cause(rctx), errRatingTimeout), err != nil && timedOut(rctx, err):
 		return "failed(timeout)"
 	case err != nil:
 		return "failed(error)"

@@ -58,7 +58,7 @@ func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*l
 		cmd := exec.Command(inheritedBinary) // the checked descriptor, fd 3 in the child
 		cmd.Args[0] = filepath.Base(sp.Path)
 		cmd.ExtraFiles = []*os.File{bin}
-		cmd.Env = append(append(append(withHome(hostPluginEnv(), sp.Home), opts.Env...), prof.env...), procsEnv(sp)...)
+		cmd.Env = pluginEnv(hostPluginEnv(), sp, opts, prof)
 		cmd.SysProcAttr = plainSysProcAttr()
 		l.cfg.Cmd = cmd
 		return l, nil
@@ -67,7 +67,7 @@ func newLaunch(sp Spec, ids sandbox.IDs, logger hclog.Logger, opts *Options) (*l
 	l.cfg.RunnerFunc = func(_ hclog.Logger, cmd *exec.Cmd, socketDir string) (runner.Runner, error) {
 		j := sandbox.Jail{
 			Name: sp.Name, Binary: sp.Path, SHA256: sp.SHA256,
-			Env:       append(append(append(append(withHome(jailPluginEnv(), sp.Home), opts.Env...), prof.env...), procsEnv(sp)...), cmd.Env...),
+			Env:       append(pluginEnv(jailPluginEnv(), sp, opts, prof), cmd.Env...),
 			SocketDir: socketDir, Grants: append(slices.Clip(sp.Grants), prof.grants...), IDs: ids,
 			Loopback: sp.Egress != nil && sp.Egress.Proxy,
 		}
@@ -130,14 +130,17 @@ func (l *launch) pid(client *plugin.Client) int {
 // go-plugin's own: no secret, no PATH; HOME and TMPDIR are its private /tmp.
 func jailPluginEnv() []string { return []string{"HOME=/tmp", "TMPDIR=/tmp"} }
 
-// procsEnv is GOMAXPROCS for sp's process: a plugin built with Go reads
-// it at start. It only tunes the plugin's scheduler; a plugin that ignores
-// it gains nothing it could not take anyway.
-func procsEnv(sp Spec) []string {
-	if sp.MaxProcs <= 0 {
-		return nil
+// pluginEnv is the environment of sp's process in either mode: base with
+// sp's home, the options' extra variables, the profile's, and GOMAXPROCS
+// (Spec.MaxProcs), which a plugin built with Go reads at start. GOMAXPROCS
+// only tunes the plugin's scheduler; a plugin that ignores it gains
+// nothing it could not take anyway.
+func pluginEnv(base []string, sp Spec, opts *Options, prof pluginProfile) []string {
+	env := append(append(withHome(base, sp.Home), opts.Env...), prof.env...)
+	if sp.MaxProcs > 0 {
+		env = append(env, "GOMAXPROCS="+strconv.Itoa(sp.MaxProcs))
 	}
-	return []string{"GOMAXPROCS=" + strconv.Itoa(sp.MaxProcs)}
+	return env
 }
 
 // withHome replaces env's HOME with home, when set.
