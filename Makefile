@@ -108,7 +108,7 @@ fuzz:
 
 # The Go benchmarks, then issue 14's overhead table and the profiles under
 # the same load (bench/README.md). DURATION=5 REPS=1 make bench is a short try.
-bench: build
+bench: build bench-deps
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./host/daemon/
 	$(GO) test -run '^$$' -bench 'Generate|Egress' -benchmem -benchtime 2000x ./host/supervisor/
 	$(GO) test -run '^$$' -bench PluginStart -benchtime 50x ./host/supervisor/
@@ -131,10 +131,11 @@ bench-profile: bench-deps
 	GO=$(GO) bench/profile.sh
 
 # What the bench scripts run besides go: Debian's wrk, curl, iproute2 (ss),
-# util-linux (taskset) and procps (pgrep), installed here when missing.
+# util-linux (taskset) and procps (pgrep), and qemu-user-static, with which
+# BenchmarkArm64Binaries runs the arm64 plugins; installed here when missing.
 bench-deps:
 	@pkgs=""; \
-	for dep in wrk:wrk curl:curl ss:iproute2 taskset:util-linux pgrep:procps; do \
+	for dep in wrk:wrk curl:curl ss:iproute2 taskset:util-linux pgrep:procps qemu-aarch64-static:qemu-user-static; do \
 		command -v $${dep%%:*} >/dev/null || pkgs="$$pkgs $${dep#*:}"; \
 	done; \
 	if [ -n "$$pkgs" ]; then echo "installing$$pkgs"; apt-get update && apt-get install -y $$pkgs; fi
