@@ -293,8 +293,10 @@ func (a *actor) fail(run string, err error) error {
 	a.broken = &LogError{SessionID: a.id, RunID: run, Err: err}
 	a.failed.Store(true)
 	a.w.Close() // its error is the sticky one, err
-	close(a.lost)
+	// Recorded before subscribers are told: a client that has seen its
+	// stream end with the failure finds it in Health.
 	a.m.logFailed(a.id, run, err)
+	close(a.lost)
 	a.m.retire(a)
 	return a.broken
 }
