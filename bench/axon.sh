@@ -27,12 +27,14 @@ free_port() {
   die "no free loopback port found"
 }
 
-# build_axon DIR: axon and the openai plugin, built from this checkout into DIR
-# (not bin/, which other builds may replace while the benchmark runs).
+# build_axon DIR: axon, the openai plugin and the echo example plugin, built
+# from this checkout into DIR (not bin/, which other builds may replace while
+# the benchmark runs).
 build_axon() {
   mkdir -p "$1"
   (cd "$ROOT" && CGO_ENABLED=0 "$GO" build -o "$1/axon" ./host/cmd/axon \
-    && CGO_ENABLED=0 "$GO" build -o "$1/axon-provider-openai" ./plugins/provider-openai)
+    && CGO_ENABLED=0 "$GO" build -o "$1/axon-provider-openai" ./plugins/provider-openai \
+    && CGO_ENABLED=0 "$GO" build -o "$1/axon-provider-echo" ./examples/provider-echo)
 }
 
 # build_harness DIR: the mock upstream and the bare reverse proxy.
@@ -80,6 +82,32 @@ chain "default" {
 EOF
 }
 
+# write_echo_config FILE LISTEN_ADDR STATE_DIR PLUGIN_DIR: axon with one
+# provider, the echo example plugin, which answers from the prompt without an
+# upstream or an egress. Its prefix makes the answer the mock's: 16 "lorem"
+# text chunks (then the prompt's two words), so run.sh's pre-flight passes
+# and both answers are the same size. It measures the front door and one
+# plugin crossing alone.
+write_echo_config() {
+  cat >"$1" <<EOF
+# Written by bench/axon.sh for one benchmark run.
+axon {
+  listen     = "$2"
+  state_dir  = "$3"
+  plugin_dir = "$4"
+}
+
+provider "echo" {
+  plugin = "echo"
+  prefix = "$(printf 'lorem %.0s' $(seq 16))"
+}
+
+chain "default" {
+  providers = [provider.echo]
+}
+EOF
+}
+
 # start_axon BIN_DIR CONFIG LISTEN_ADDR LOG [serve flags...]: starts
 # `axon serve` (pinned to CPU 1 with PIN=1) in a clean environment, waits for
 # /healthz, sets AXON_PID. Children (the plugin processes) inherit the pinning.
@@ -107,17 +135,18 @@ start_axon() {
 # alive PID: running, not a zombie waiting to be reaped.
 alive() { [[ -r /proc/$1/stat ]] && [[ $(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) != Z ]]; }
 
-# stop_axon: SIGTERM (plugins stop gracefully and write their profiles), then
-# SIGKILL after 20 s.
+# stop_axon [PID]: SIGTERM to AXON_PID's axon, or PID's (plugins stop
+# gracefully and write their profiles), then SIGKILL after 20 s.
 stop_axon() {
-  [[ -n $AXON_PID ]] || return 0
-  kill -TERM "$AXON_PID" 2>/dev/null || true
+  local pid=${1:-$AXON_PID}
+  [[ -n $pid ]] || return 0
+  kill -TERM "$pid" 2>/dev/null || true
   local _
   for _ in $(seq 200); do
-    alive "$AXON_PID" || break
+    alive "$pid" || break
     sleep 0.1
   done
-  kill -KILL "$AXON_PID" 2>/dev/null || true
-  wait "$AXON_PID" 2>/dev/null || true
-  AXON_PID=
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  [[ $pid != "$AXON_PID" ]] || AXON_PID=
 }

@@ -14,7 +14,10 @@
 # (DURATION, REPS, WARMUP, CONC, SAT_CONC, CHUNKS, PIN, NICE, ...) passes
 # through; the defaults are the issue's. OUT (default
 # bench/out/overhead-TIMESTAMP) receives table.md, axon.hcl, axon.log and
-# run.sh's files under harness/.
+# run.sh's files under harness/. With ECHO=1 (the default) a second `axon
+# serve`, with the echo example plugin and no upstream, runs beside it as
+# target "echo": the front door and one plugin crossing alone, printed in a
+# second table of where axon's cost lies (ECHO=0 leaves it out).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -96,7 +99,24 @@ table() {
     print ""
     printf "Saturation: %s connections, upstream answers at once; each figure is the mean of %s run(s) of %s. ", set["SAT_CONC"], set["REPS"], set["DURATION"]
     print "CPU is the user + system time of the target (its whole process tree) divided by the requests it completed; for direct it is the cost of the mock itself, which the other columns exclude."
-    printf "Errors: direct %d, proxy %d, axon %d. Other CPU (processes besides wrk, the mock and the target, worst run): %s %%", err["direct"], err["rproxy"], err["axon"], (other == "" ? 0 : other)
+    if (seen["echo"]) {
+      print ""
+      print "Where the cost lies, saturated: the same answer from axon with the echo example plugin, which has no upstream and no egress, so it pays for the front door and one plugin crossing only. The openai column adds the egress crossing, the upstream call and the translation in the plugin."
+      print ""
+      print "| | bare Go proxy hop | axon, echo plugin | axon, openai plugin | echo / proxy |"
+      print "|---|---|---|---|---|"
+      for (i = 1; i <= 2; i++) {
+        m = M[i]; label = (m == "stream") ? "streaming" : "non-streaming"
+        row("CPU per request, " label " (µs)", num(cpuof(m, "rproxy")), num(cpuof(m, "echo")), num(cpuof(m, "axon")), ratio(cpuof(m, "echo"), cpuof(m, "rproxy")))
+      }
+      for (i = 1; i <= 2; i++) {
+        m = M[i]; label = (m == "stream") ? "streaming" : "non-streaming"
+        r = m SUBSEP "rproxy" SUBSEP "sat"; e = m SUBSEP "echo" SUBSEP "sat"; a = m SUBSEP "axon" SUBSEP "sat"
+        row("max requests/s, " label, thousands(avg(rps, r)), thousands(avg(rps, e)), thousands(avg(rps, a)), ratio(avg(rps, e), avg(rps, r)))
+      }
+      print ""
+    }
+    printf "Errors: direct %d, proxy %d, axon %d, axon with echo %d. Other CPU (processes besides wrk, the mock and the target, worst run): %s %%", err["direct"], err["rproxy"], err["axon"], err["echo"], (other == "" ? 0 : other)
     print (other + 0 > 5 ? " — the machine was not quiet: the figures are noisy." : ".")
     if (!seen["axon"]) print "axon was skipped (its pre-flight failed): see the run log."
   }' "$dir/results.tsv"
@@ -112,7 +132,9 @@ OUT=${OUT:-$HERE/out/overhead-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/axon-bench.XXXXXX")
-trap 'stop_axon; rm -rf "$TMP"' EXIT
+ECHO=${ECHO:-1}
+ECHO_PID=
+trap 'stop_axon; stop_axon "$ECHO_PID"; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
 echo "building axon and the openai plugin into $OUT/bin"
@@ -124,10 +146,21 @@ mkdir -p "$TMP/state"
 write_config "$OUT/axon.hcl" "$AXON_ADDR" "$UPSTREAM_ADDR" "$TMP/state" "$OUT/bin"
 start_axon "$OUT/bin" "$OUT/axon.hcl" "$AXON_ADDR" "$OUT/axon.log"
 echo "axon serve pid $AXON_PID on http://$AXON_ADDR (upstream mock $UPSTREAM_ADDR, proxy $RPROXY_ADDR)"
+targets=("axon=http://$AXON_ADDR")
+if [[ $ECHO == 1 ]]; then
+  ECHO_ADDR=127.0.0.1:$(free_port)
+  mkdir -p "$TMP/echo/state"
+  write_echo_config "$TMP/echo/axon.hcl" "$ECHO_ADDR" "$TMP/echo/state" "$OUT/bin"
+  main_pid=$AXON_PID
+  start_axon "$OUT/bin" "$TMP/echo/axon.hcl" "$ECHO_ADDR" "$OUT/axon-echo.log"
+  ECHO_PID=$AXON_PID AXON_PID=$main_pid
+  echo "axon serve (echo plugin) pid $ECHO_PID on http://$ECHO_ADDR"
+  targets+=("echo=http://$ECHO_ADDR")
+fi
 
 UPSTREAM_ADDR=$UPSTREAM_ADDR RPROXY_ADDR=$RPROXY_ADDR OUT=$OUT/harness \
-  GW_MODEL_axon=default GW_PID_axon=$AXON_PID \
-  "$HERE/run.sh" "axon=http://$AXON_ADDR"
+  GW_MODEL_axon=default GW_PID_axon=$AXON_PID GW_MODEL_echo=default GW_PID_echo=${ECHO_PID:-0} \
+  "$HERE/run.sh" "${targets[@]}"
 
 {
   echo "# axon overhead — $(date -u +%Y-%m-%dT%H:%M:%SZ), $(git -C "$ROOT" describe --tags --always --dirty 2>/dev/null || echo unknown)"
