@@ -10,6 +10,8 @@
 
 ROOT=$(cd "$HERE/.." && pwd)
 GO=${GO:-go}
+# The build tags make exports (Makefile, GOTAGS), when run without make.
+export GOFLAGS=${GOFLAGS--tags=grpcnotrace}
 PIN=${PIN:-1}
 NICE=${NICE:-0}
 

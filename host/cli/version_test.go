@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"debug/buildinfo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +14,10 @@ import (
 // TestMakeStampsTheVersion: `make build` stamps its VERSION and COMMIT into
 // the binaries it builds: `axon version` prints both, and a plugin reports
 // VERSION as its Info.Version over the real handshake (`axon plugins`
-// starts each plugin binary and asks it). The Makefile's own build target
-// is what runs, limited to axon and one plugin.
+// starts each plugin binary and asks it). Both are built with the
+// Makefile's build tags (GOTAGS: grpcnotrace, which leaves grpc's tracing
+// and its templates out). The Makefile's own build target is what runs,
+// limited to axon and one plugin.
 func TestMakeStampsTheVersion(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Fatalf("make is not installed (%v): this test runs the Makefile's own build, as make test does", err)
@@ -26,6 +29,21 @@ func TestMakeStampsTheVersion(t *testing.T) {
 	mk.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build ships them, even under -race
 	if out, err := mk.CombinedOutput(); err != nil {
 		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	for _, bin := range []string{"axon", "axon-tool-clock"} {
+		info, err := buildinfo.ReadFile(filepath.Join(dir, bin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tags string
+		for _, s := range info.Settings {
+			if s.Key == "-tags" {
+				tags = s.Value
+			}
+		}
+		if tags != "grpcnotrace" {
+			t.Errorf("%s was built with tags %q, want grpcnotrace (Makefile GOTAGS)", bin, tags)
+		}
 	}
 	axon := func(args ...string) string {
 		t.Helper()
