@@ -6,7 +6,7 @@
 #   DURATION=5 REPS=1 bench/overhead.sh   a short try (numbers are noisier)
 #   bench/overhead.sh --table OUTDIR  re-print the table of an earlier run
 #
-# It builds axon and the openai plugin from this checkout, writes an axon
+# It builds axon, the openai and the echo plugins from this checkout, writes an axon
 # config (one openai-plugin provider whose base_url is the mock, a dummy
 # credential, a free loopback port, state in a temporary directory), starts
 # `axon serve` pinned to CPU 1, and runs bench/run.sh on direct, rproxy and
@@ -137,7 +137,7 @@ ECHO_PID=
 trap 'stop_axon; stop_axon "$ECHO_PID"; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
-echo "building axon and the openai plugin into $OUT/bin"
+echo "building axon, the openai and the echo plugins into $OUT/bin"
 build_axon "$OUT/bin"
 UPSTREAM_ADDR=127.0.0.1:$(free_port)
 RPROXY_ADDR=127.0.0.1:$(free_port)
