@@ -116,7 +116,7 @@ table() {
       }
       print ""
     }
-    printf "Errors: direct %d, proxy %d, axon %d, axon with echo %d. Other CPU (processes besides wrk, the mock and the target, worst run): %s %%", err["direct"], err["rproxy"], err["axon"], err["echo"], (other == "" ? 0 : other)
+    printf "Errors: direct %d, proxy %d, axon %d%s. Other CPU (processes besides wrk, the mock and the target, worst run): %s %%", err["direct"], err["rproxy"], err["axon"], (seen["echo"] ? sprintf(", axon with echo %d", err["echo"]) : ""), (other == "" ? 0 : other)
     print (other + 0 > 5 ? " — the machine was not quiet: the figures are noisy." : ".")
     if (!seen["axon"]) print "axon was skipped (its pre-flight failed): see the run log."
   }' "$dir/results.tsv"
