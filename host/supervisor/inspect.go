@@ -47,7 +47,14 @@ func (in *Instance) Inspect(ctx context.Context) (sdk.Info, error) {
 
 // info starts the process, asks for its Info and kills it: nothing is
 // configured and no egress is served.
+//
+// It runs without go-plugin's AutoMTLS, which is about half of a plugin's
+// start (a P-521 key and certificate on each side): nothing secret crosses
+// this connection, it lives in the host-private socket directory, and the
+// Info it returns is never trusted (every start runs under AutoMTLS and
+// checks the live Info again before Configure).
 func (l *launch) info(ctx context.Context, sp Spec) (sdk.Info, error) {
+	l.cfg.AutoMTLS = false
 	client := plugin.NewClient(l.cfg)
 	defer client.Kill()
 	rpc, err := client.Client()

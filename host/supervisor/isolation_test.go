@@ -93,16 +93,20 @@ func TestIsolation(t *testing.T) {
 		if err := json.Unmarshal([]byte(env), &vars); err != nil {
 			t.Fatal(err)
 		}
-		procs := false
+		procs, mtls := false, false
 		for _, kv := range vars {
 			name, _, _ := strings.Cut(kv, "=")
 			procs = procs || kv == "GOMAXPROCS=1" // Spec.MaxProcs
+			mtls = mtls || name == "PLUGIN_CLIENT_CERT" // AutoMTLS: only an Inspect runs without it
 			if name != "HOME" && name != "TMPDIR" && !strings.HasPrefix(name, "PLUGIN_") && name != "AXON_PLUGIN" && kv != "GOMAXPROCS=1" {
 				t.Errorf("unexpected variable %s in plugin environment", name)
 			}
 		}
 		if !procs {
 			t.Errorf("GOMAXPROCS=1 (MaxProcs) missing from the plugin environment:\n%s", env)
+		}
+		if !mtls {
+			t.Errorf("PLUGIN_CLIENT_CERT missing: a started plugin must run under go-plugin's AutoMTLS:\n%s", env)
 		}
 	})
 
