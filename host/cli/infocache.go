@@ -13,10 +13,12 @@ import (
 )
 
 // infoCache keeps, in the state directory, what each plugin binary
-// declared (its Info: kind, SDK API versions, schema) and its sha256, so
-// that `axon serve` checks every block as a start would without starting a
-// plugin. An entry holds while the binary's path, size and modification
-// time are unchanged; otherwise the binary is hashed and inspected again.
+// declared (its Info: kind, SDK API versions, schema) and, when a block
+// pins it, its sha256, so that `axon serve` checks every block as a start
+// would without starting a plugin. An entry holds while the binary's path,
+// size and modification time are unchanged (and, once a block pins the
+// binary, holds its sha256); otherwise the binary is inspected again, and
+// hashed when pinned.
 //
 // It is for early diagnostics only, never for trust: a binary can be
 // swapped under an unchanged size and mtime. The supervisor still checks
@@ -58,14 +60,15 @@ func (c infoCache) file(path string) string {
 }
 
 // lookup returns the sha256 and Info kept for the binary at path, if its
-// entry matches st.
+// entry matches st. The sha256 is "" in an entry made while no block
+// pinned the binary.
 func (c infoCache) lookup(path string, st binaryStat) (string, sdk.Info, bool) {
 	text, err := os.ReadFile(c.file(path))
 	if err != nil {
 		return "", sdk.Info{}, false
 	}
 	var e infoEntry
-	if json.Unmarshal(text, &e) != nil || e.Format != infoCacheFormat || e.Path != path || e.binaryStat != st || e.SHA256 == "" {
+	if json.Unmarshal(text, &e) != nil || e.Format != infoCacheFormat || e.Path != path || e.binaryStat != st {
 		return "", sdk.Info{}, false
 	}
 	return e.SHA256, e.Info.info(), true

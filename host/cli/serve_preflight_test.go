@@ -196,13 +196,24 @@ func TestServeTrustsTheCacheOnlyWhileTheBinaryIsUnchanged(t *testing.T) {
 	if code != 1 || !schemaErr.MatchString(errOut) || strings.Contains(errOut, "did not start") {
 		t.Fatalf("cached start: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// Pinned, binary unchanged: the entry was made unpinned and holds no
+	// sha256, so this start hashes the binary and finds the wrong pin.
+	lockPath := filepath.Join(filepath.Dir(cfg), "axon.lock.hcl")
+	zeros := strings.Repeat("0", 64)
+	if err := os.WriteFile(lockPath, []byte("plugin \"axon-provider-openai\" {\n  sha256 = \""+zeros+"\"\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = serveBriefly(t, "--config", cfg)
+	if wrongPin := regexp.MustCompile(`(?s)Error: Plugin binary does not match its pin.*pins axon-provider-openai to sha256 ` + zeros); code != 1 || !wrongPin.MatchString(errOut) {
+		t.Fatalf("pinned after an unpinned start: exit %d\n%s\n%s", code, out, errOut)
+	}
 	// Pinned to the binary the cache knows, then rebuilt (here: grown).
 	sha, _, err := hashBinary(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lock := "plugin \"axon-provider-openai\" {\n  sha256 = \"" + sha + "\"\n}\n"
-	if err := os.WriteFile(filepath.Join(filepath.Dir(cfg), "axon.lock.hcl"), []byte(lock), 0o600); err != nil {
+	if err := os.WriteFile(lockPath, []byte(lock), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(bin, append(text, 0), 0o755); err != nil {
