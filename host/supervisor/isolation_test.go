@@ -96,7 +96,7 @@ func TestIsolation(t *testing.T) {
 		procs, mtls := false, false
 		for _, kv := range vars {
 			name, _, _ := strings.Cut(kv, "=")
-			procs = procs || kv == "GOMAXPROCS=1" // Spec.MaxProcs
+			procs = procs || kv == "GOMAXPROCS=1"       // Spec.MaxProcs
 			mtls = mtls || name == "PLUGIN_CLIENT_CERT" // AutoMTLS: only an Inspect runs without it
 			if name != "HOME" && name != "TMPDIR" && !strings.HasPrefix(name, "PLUGIN_") && name != "AXON_PLUGIN" && kv != "GOMAXPROCS=1" {
 				t.Errorf("unexpected variable %s in plugin environment", name)
