@@ -102,7 +102,9 @@ func (p *loopbackProxy) handle(c *net.TCPConn) {
 		reply(c, http.StatusBadGateway, "the host's egress is unreachable")
 		return
 	}
-	if err := stream.Send(&pb.TunnelFrame{Hostport: req.Host}); err != nil {
+	// io.EOF from Send means the host ended the call early (a refusal it
+	// sends before reading): Recv has the reason.
+	if err := stream.Send(&pb.TunnelFrame{Hostport: req.Host}); err != nil && !errors.Is(err, io.EOF) {
 		reply(c, http.StatusBadGateway, "the host's egress is unreachable")
 		return
 	}
