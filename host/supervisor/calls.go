@@ -27,7 +27,9 @@ func call[T any](ctx context.Context, in *Instance, f func(T) error) (*process, 
 	}
 	err = f(s)
 	if errors.Is(err, sdk.ErrPluginExited) {
-		in.lost(p, "connection lost during a call")
+		// Says what the call saw and whether the process had exited by
+		// then: a live process losing its connection is a different fault.
+		in.lost(p, fmt.Sprintf("connection lost during a call (process exited: %v): %v", p.client.Exited(), p.redactErr(err)))
 	}
 	return p, p.redactErr(err)
 }
