@@ -32,7 +32,7 @@ func (s *baseServer) Info(context.Context, *pb.Empty) (*pb.InfoResponse, error) 
 func (s *baseServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.Empty, error) {
 	cfg := sdk.Config{Values: json.RawMessage(req.GetConfigJson()), Logger: s.logger}
 	if id := req.GetEgressBrokerId(); id != 0 {
-		conn, err := s.broker.DialWithOptions(id, DialOptions()...)
+		conn, err := s.broker.DialWithOptions(id, EgressDialOptions()...)
 		if err != nil {
 			return nil, toStatus(sdk.Transientf("dial host egress: %v", err))
 		}

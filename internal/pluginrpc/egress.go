@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/axonhq/axon/internal/pluginrpc/pb"
@@ -128,18 +129,18 @@ func (c *egressClient) Do(ctx context.Context, req *sdk.EgressRequest) (*sdk.Egr
 	stream, err := c.client.Do(ctx)
 	if err != nil {
 		cancel()
-		return nil, fromStatus(err, nil, false)
+		return nil, egressError(err)
 	}
 	head := &pb.EgressRequest{Method: req.Method, Url: req.URL, Headers: headersToProto(req.Header), HasBody: req.Body != nil}
 	if err := sendRequest(stream, head, req.Header, req.Body); err != nil && !errors.Is(err, io.EOF) {
 		cancel()
-		return nil, fromStatus(err, nil, false)
+		return nil, egressError(err)
 	}
 	// io.EOF from Send means the host ended the call early; Recv has the reason.
 	first, err := stream.Recv()
 	if err != nil {
 		cancel()
-		return nil, fromStatus(err, nil, false)
+		return nil, egressError(err)
 	}
 	return &sdk.EgressResponse{
 		StatusCode: int(first.GetStatus()),
@@ -219,7 +220,7 @@ func (b *egressBody) Read(p []byte) (int, error) {
 			continue
 		}
 		if err != nil {
-			b.err = fromStatus(err, nil, false)
+			b.err = egressError(err)
 			continue
 		}
 		b.pending = b.msg.GetBody()
@@ -235,4 +236,18 @@ func (b *egressBody) Close() error {
 		b.err = errors.New("egress: body closed")
 	}
 	return nil
+}
+
+// egressError reads a failed egress call on the plugin's side. A broken or
+// closing connection to the host's egress is "egress_unreachable", never
+// sdk.ErrPluginExited: passed on by the plugin, that code would tell the
+// host that this live plugin had died.
+func egressError(err error) error {
+	err = fromStatus(err, nil, false)
+	if errors.Is(err, sdk.ErrPluginExited) {
+		var e *sdk.Error
+		errors.As(err, &e)
+		return &sdk.Error{Class: sdk.ClassTransient, Code: "egress_unreachable", Message: "host egress unreachable: " + strings.TrimPrefix(e.Message, "plugin connection lost: ")}
+	}
+	return err
 }

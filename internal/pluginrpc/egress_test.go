@@ -3,13 +3,21 @@ package pluginrpc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/axonhq/axon/internal/pluginrpc/pb"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -69,5 +77,44 @@ func TestEgressRequestBodies(t *testing.T) {
 				t.Errorf("the egress received (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestEgressRedialsARefusedFirstDial: go-plugin's multiplexed broker can
+// refuse the plugin's first dial of the egress (its knock arrives before
+// the host registered the listener). With EgressDialOptions the first
+// call waits for the redial, 10 ms later, instead of failing with
+// Unavailable, as every egress call of a fresh plugin did for a second.
+func TestEgressRedialsARefusedFirstDial(t *testing.T) {
+	t.Parallel()
+	ln := bufconn.Listen(1 << 20)
+	srv := NewGRPCServer(nil)
+	pb.RegisterEgressServer(srv, &egressServer{impl: egressFunc(func(_ context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error) {
+		return &sdk.EgressResponse{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("ok"))}, nil
+	})})
+	go srv.Serve(ln)
+	t.Cleanup(srv.Stop)
+	var dials atomic.Int32
+	conn, err := grpc.NewClient("passthrough:///bufconn", append(EgressDialOptions(),
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+			if dials.Add(1) == 1 {
+				return nil, errors.New("failed to knock for id 2: no listener for id 2")
+			}
+			return ln.DialContext(ctx)
+		}),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
+	defer cancel()
+	resp, err := (&egressClient{client: pb.NewEgressClient(conn)}).Do(ctx, &sdk.EgressRequest{Method: "GET", URL: "http://127.0.0.1:9/", Header: http.Header{}})
+	if err != nil {
+		t.Fatalf("the first call after a refused dial: %v", err)
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); string(b) != "ok" || dials.Load() < 2 {
+		t.Errorf("got %q after %d dials, want ok after a redial", b, dials.Load())
 	}
 }

@@ -78,8 +78,15 @@ func fromStatus(err error, exited func() bool, callerAlive bool) error {
 	}
 	for _, d := range st.Details() {
 		if e, ok := d.(*pb.Error); ok {
+			code := e.GetCode()
+			if code == sdk.ErrPluginExited.Code {
+				// Only this side can tell that the process on the other
+				// side died: a peer that says so is not taken at its word
+				// (a plugin would get a live process of its own reaped).
+				code = ""
+			}
 			return &sdk.Error{
-				Class: sdk.Class(e.GetClass()), Code: e.GetCode(), Message: e.GetMessage(),
+				Class: sdk.Class(e.GetClass()), Code: code, Message: e.GetMessage(),
 				Status: int(e.GetStatus()), RetryAfter: time.Duration(e.GetRetryAfterMs()) * time.Millisecond,
 			}
 		}

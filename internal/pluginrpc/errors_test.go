@@ -3,6 +3,7 @@ package pluginrpc
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +62,27 @@ func TestTransportFailureIsPluginExited(t *testing.T) {
 	err = fromStatus(status.Error(codes.Internal, "odd"), func() bool { return false }, false)
 	if errors.Is(err, sdk.ErrPluginExited) || sdk.ClassOf(err) != sdk.ClassTransient {
 		t.Errorf("a live plugin's internal error: %v", err)
+	}
+}
+
+// TestExitIsNeverTakenFromThePeer: a status whose detail says
+// plugin_exited (a plugin passing on what its own egress call saw, or a
+// hostile one) is the peer's word, not a dead process: the host must not
+// reap a live plugin for it. On the plugin's side a broken connection to
+// the host's egress is egress_unreachable, never plugin_exited.
+func TestExitIsNeverTakenFromThePeer(t *testing.T) {
+	t.Parallel()
+	said := fromStatus(toStatus(&sdk.Error{Class: sdk.ClassTransient, Code: sdk.ErrPluginExited.Code, Message: "plugin connection lost: x"}), func() bool { return false }, true)
+	if errors.Is(said, sdk.ErrPluginExited) || sdk.ClassOf(said) != sdk.ClassTransient {
+		t.Errorf("a plugin saying plugin_exited: %v (code kept, or class lost)", said)
+	}
+	eg := egressError(status.Error(codes.Unavailable, "connection error: failed to knock"))
+	var se *sdk.Error
+	if errors.Is(eg, sdk.ErrPluginExited) || !errors.As(eg, &se) || se.Code != "egress_unreachable" || se.Class != sdk.ClassTransient {
+		t.Errorf("the egress connection broken, on the plugin's side: %#v", eg)
+	}
+	if !strings.Contains(eg.Error(), "failed to knock") {
+		t.Errorf("the cause is lost: %v", eg)
 	}
 }
 

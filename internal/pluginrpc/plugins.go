@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/axonhq/axon/internal/pluginrpc/pb"
 	"github.com/axonhq/axon/sdk"
@@ -60,6 +62,23 @@ func GRPCOptions() []grpc.ServerOption {
 func DialOptions() []grpc.DialOption {
 	return []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)),
 		grpc.WithInitialWindowSize(window), grpc.WithInitialConnWindowSize(window)}
+}
+
+// EgressDialOptions are DialOptions for the plugin's connection to the
+// host's egress. Its calls wait for the connection to be ready, and a
+// failed dial is retried after 10 ms (doubling to 1 s), not grpc's 1 s:
+// go-plugin's multiplexed broker can refuse the first dial (its "knock")
+// when it arrives before the host's listener for that id is registered,
+// and a fail-fast call would then fail every egress request of a freshly
+// started plugin for a second. A call still waits no longer than its
+// context.
+func EgressDialOptions() []grpc.DialOption {
+	return append(DialOptions(),
+		grpc.WithDefaultCallOptions(grpc.WaitForReady(true)),
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 2, Jitter: 0.2, MaxDelay: time.Second},
+			MinConnectTimeout: 5 * time.Second,
+		}))
 }
 
 // NewGRPCServer is the ServeConfig.GRPCServer factory.
