@@ -59,7 +59,9 @@ func TestLayoutTextWraps(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := texts(layoutText(f, tc.text, tc.box, AlignLeft))
+			// A face of its own: an opentype face is not safe for
+			// concurrent use (the Renderer serialises its renders).
+			got := texts(layoutText(testFace(t, 14), tc.text, tc.box, AlignLeft))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("lines (-want +got):\n%s", diff)
 			}
