@@ -270,9 +270,11 @@ func delayed(d time.Duration, s step) step {
 }
 
 // TestRoutingLowestLatency: lowest_latency tries each untried provider
-// once, then stays on the faster one.
+// once, then stays on the faster one. Each first sample includes its
+// plugin's cold start, so slow's delay must outlast any start on a loaded
+// CI machine: at 400 ms a slow start of fast once measured fast slower.
 func TestRoutingLowestLatency(t *testing.T) {
-	slow := newUpstream(t, delayed(400*time.Millisecond, openaiText("slow-model", "from", "slow")))
+	slow := newUpstream(t, delayed(1500*time.Millisecond, openaiText("slow-model", "from", "slow")))
 	fast := answers(t, "fast")
 	r := newRig(t, routed("slow", slow, "")+routed("fast", fast, "")+`
 chain "default" {
