@@ -2,7 +2,6 @@ package egress
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -55,7 +55,7 @@ func TestFinishLog(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			var logs bytes.Buffer
+			var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 			s := newService(t, &logs, sdk.Auth{}, srv.URL)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

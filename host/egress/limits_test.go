@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -202,7 +203,7 @@ func TestConcurrencyCap(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	var logs bytes.Buffer
+	var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 	g := grantFor(t, srv.URL)
 	g.MaxConcurrent = 2
 	s := New(g, hclog.New(&hclog.LoggerOptions{Output: &logs}))
@@ -250,7 +251,7 @@ func (c *clock) Add(d time.Duration) {
 
 func TestDenyLogIsRateLimited(t *testing.T) {
 	t.Parallel()
-	var logs bytes.Buffer
+	var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 	clk := &clock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	g := grantFor(t, "https://api.example.com")
 	s := New(g, hclog.New(&hclog.LoggerOptions{Output: &logs}), WithClock(clk.Now))
@@ -380,7 +381,7 @@ func TestInternalDestinationsNeedALiteralEntry(t *testing.T) {
 				entry = c.url
 			}
 			path := "/" + strings.ReplaceAll(c.name, " ", "-")
-			var logs bytes.Buffer
+			var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 			s := New(grantFor(t, entry), hclog.New(&hclog.LoggerOptions{Output: &logs}), WithLookup(resolver(c.resolve...)))
 			defer s.Close()
 			_, err := do(t, s, &sdk.EgressRequest{Method: "GET", URL: c.url + path})

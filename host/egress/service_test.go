@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/hcl/credref"
+	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -238,7 +239,7 @@ func TestSecretNeverInErrorsOrLogs(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	var logs bytes.Buffer
+	var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 	s := newService(t, &logs, sdk.Auth{Scheme: sdk.AuthQuery, Name: "key"}, "http://"+addr)
 	_, err := get(t, s, "http://"+addr+"/v1?x=1", nil)
 	if err == nil {

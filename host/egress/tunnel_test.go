@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/axonhq/axon/hcl/credref"
+	"github.com/axonhq/axon/host/internal/logbuf"
 	"github.com/axonhq/axon/sdk"
 )
 
@@ -217,7 +218,7 @@ func TestTunnelCarriesTLSEndToEnd(t *testing.T) {
 		bytes        int64
 	}
 	stats := make(chan stat, 1)
-	var logs bytes.Buffer
+	var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 	s := New(Grant{Plugin: "p", Allow: al, Inject: al, Proxy: true, Auth: sdk.Auth{Scheme: sdk.AuthBearer}, Credential: credref.MustParse("env:KEY")},
 		logger(&logs), WithEnv(env), WithStats(func(plugin, host string, status int, n int64, _ time.Duration) {
 			stats <- stat{plugin, host, status, n}
@@ -354,7 +355,7 @@ func TestTunnelAllowList(t *testing.T) {
 		{"name resolving to IPv4-mapped loopback", "https://api.example.test:" + port, "api.example.test:" + port, []string{"::ffff:127.0.0.1"}, "loopback"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var logs bytes.Buffer
+			var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 			s := New(proxyGrant(t, c.entry), logger(&logs), WithLookup(resolver(c.resolve...)))
 			t.Cleanup(s.Close)
 			test, host := pipePair(t)
@@ -399,7 +400,7 @@ func TestTunnelRefusesMalformedTargets(t *testing.T) {
 	} {
 		t.Run(hostport, func(t *testing.T) {
 			t.Parallel()
-			var logs bytes.Buffer
+			var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 			s := New(proxyGrant(t, "https://example.com", "https://*.example.com"), logger(&logs), noLookup(t))
 			t.Cleanup(s.Close)
 			test, err := tunnelTo(t, s, hostport)
@@ -502,7 +503,7 @@ func TestTunnelEnds(t *testing.T) {
 			up := newRawUpstream(t)
 			g := proxyGrant(t, "https://"+up.addr())
 			c.grant(&g)
-			var logs bytes.Buffer
+			var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 			s := New(g, logger(&logs))
 			t.Cleanup(s.Close)
 			ctx, cancel := context.WithCancel(t.Context())
@@ -532,7 +533,7 @@ func TestTunnelConcurrencyCap(t *testing.T) {
 	up := newRawUpstream(t)
 	g := proxyGrant(t, "https://"+up.addr(), "http://"+up.addr())
 	g.MaxConcurrent = 2
-	var logs bytes.Buffer
+	var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 	s := New(g, logger(&logs))
 	t.Cleanup(s.Close)
 	type open struct {
@@ -600,7 +601,7 @@ func TestTunnelDialFailures(t *testing.T) {
 			t.Parallel()
 			g := proxyGrant(t, "https://"+c.hostport)
 			g.ConnectTimeout = 50 * time.Millisecond
-			var logs bytes.Buffer
+			var logs logbuf.Buffer // safe to read while a tunnel or request still logs
 			var opts []Option
 			if c.lookup != nil {
 				opts = append(opts, WithLookup(c.lookup))
