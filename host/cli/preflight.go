@@ -101,30 +101,23 @@ func learn(ctx context.Context, cache infoCache, path string, blocks []*config.P
 	for _, pb := range blocks {
 		pinned = pinned || pb.Pin(lock) != ""
 	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return binaryFacts{err: err}
+	}
+	st := statOf(fi)
 	if !fresh {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return binaryFacts{err: err}
-		}
-		if sha, info, ok := cache.lookup(path, statOf(fi)); ok && (sha != "" || !pinned) {
+		if sha, info, ok := cache.lookup(path, st); ok && (sha != "" || !pinned) {
 			// For these early diagnostics only: every launch checks the
 			// pin on the file it executes, and the live Info again.
 			return binaryFacts{sha256: sha, info: info}
 		}
 	}
 	var sha string
-	var st binaryStat
-	var err error
 	if pinned {
-		sha, st, err = hashBinary(path)
-	} else {
-		var fi os.FileInfo
-		if fi, err = os.Stat(path); err == nil {
-			st = statOf(fi)
+		if sha, st, err = hashBinary(path); err != nil {
+			return binaryFacts{err: err}
 		}
-	}
-	if err != nil {
-		return binaryFacts{err: err}
 	}
 	var via *config.PluginBlock
 	for _, pb := range blocks {

@@ -7,8 +7,10 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/axonhq/axon/internal/pluginrpc/pb"
 	"github.com/axonhq/axon/sdk"
@@ -239,15 +241,13 @@ func (b *egressBody) Close() error {
 }
 
 // egressError reads a failed egress call on the plugin's side. A broken or
-// closing connection to the host's egress is "egress_unreachable", never
-// sdk.ErrPluginExited: passed on by the plugin, that code would tell the
-// host that this live plugin had died.
+// closing connection to the host's egress (Unavailable, no detail) is
+// "egress_unreachable", never the sdk.ErrPluginExited fromStatus would make
+// of it: passed on by the plugin, that code would tell the host that this
+// live plugin had died.
 func egressError(err error) error {
-	err = fromStatus(err, nil, false)
-	if errors.Is(err, sdk.ErrPluginExited) {
-		var e *sdk.Error
-		errors.As(err, &e)
-		return &sdk.Error{Class: sdk.ClassTransient, Code: "egress_unreachable", Message: "host egress unreachable: " + strings.TrimPrefix(e.Message, "plugin connection lost: ")}
+	if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable && len(st.Details()) == 0 {
+		return &sdk.Error{Class: sdk.ClassTransient, Code: "egress_unreachable", Message: "host egress unreachable: " + st.Message()}
 	}
-	return err
+	return fromStatus(err, nil, false)
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/axonhq/axon/internal/pluginrpc/pb"
@@ -87,26 +86,17 @@ func TestEgressRequestBodies(t *testing.T) {
 // Unavailable, as every egress call of a fresh plugin did for a second.
 func TestEgressRedialsARefusedFirstDial(t *testing.T) {
 	t.Parallel()
-	ln := bufconn.Listen(1 << 20)
-	srv := NewGRPCServer(nil)
-	pb.RegisterEgressServer(srv, &egressServer{impl: egressFunc(func(_ context.Context, req *sdk.EgressRequest) (*sdk.EgressResponse, error) {
-		return &sdk.EgressResponse{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("ok"))}, nil
-	})})
-	go srv.Serve(ln)
-	t.Cleanup(srv.Stop)
 	var dials atomic.Int32
-	conn, err := grpc.NewClient("passthrough:///bufconn", append(EgressDialOptions(),
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
-			if dials.Add(1) == 1 {
-				return nil, errors.New("failed to knock for id 2: no listener for id 2")
-			}
-			return ln.DialContext(ctx)
-		}),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := connectWith(t, func(s *grpc.Server) {
+		pb.RegisterEgressServer(s, &egressServer{impl: egressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) {
+			return &sdk.EgressResponse{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("ok"))}, nil
+		})})
+	}, EgressDialOptions(), func(ctx context.Context, ln *bufconn.Listener) (net.Conn, error) {
+		if dials.Add(1) == 1 {
+			return nil, errors.New("failed to knock for id 2: no listener for id 2")
+		}
+		return ln.DialContext(ctx)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
 	defer cancel()
 	resp, err := (&egressClient{client: pb.NewEgressClient(conn)}).Do(ctx, &sdk.EgressRequest{Method: "GET", URL: "http://127.0.0.1:9/", Header: http.Header{}})

@@ -17,13 +17,19 @@ import (
 // message limits of the real plugin connection, and dials it.
 func connect(tb testing.TB, register func(*grpc.Server)) *grpc.ClientConn {
 	tb.Helper()
+	return connectWith(tb, register, DialOptions(), func(ctx context.Context, ln *bufconn.Listener) (net.Conn, error) { return ln.DialContext(ctx) })
+}
+
+// connectWith is connect with the client's options and its dialer.
+func connectWith(tb testing.TB, register func(*grpc.Server), opts []grpc.DialOption, dial func(context.Context, *bufconn.Listener) (net.Conn, error)) *grpc.ClientConn {
+	tb.Helper()
 	ln := bufconn.Listen(1 << 20)
 	srv := NewGRPCServer(nil)
 	register(srv)
 	go srv.Serve(ln)
 	conn, err := grpc.NewClient("passthrough:///bufconn",
-		append(DialOptions(),
-			grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return ln.DialContext(ctx) }),
+		append(opts,
+			grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return dial(ctx, ln) }),
 			grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 	if err != nil {
 		tb.Fatal(err)
