@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/axonhq/axon/host/internal/testbin"
+	"github.com/axonhq/axon/internal/idletrim"
 	"github.com/axonhq/axon/internal/pluginrpc"
 )
 
@@ -587,7 +588,9 @@ func loadFor(b *testing.B, s *piServe, conns int, d time.Duration, during func()
 // saturates the openai provider from this process (AXON_BENCH_CONNS
 // connections, default 64, for AXON_BENCH_LOAD, default 10s, first
 // non-streaming, then streaming) and reports each process's memory near
-// the end of the streaming load, with its peak (VmHWM) over the whole run.
+// the end of the streaming load, with its peak (VmHWM) over the whole run,
+// then a second after the load, and once the set has idled long enough for
+// every process's idle trim (internal/idletrim) to have run.
 // The load generator shares the machine with the set, so the requests per
 // second here are not the overhead table's.
 func BenchmarkLoadedRSS(b *testing.B) {
@@ -606,16 +609,25 @@ func BenchmarkLoadedRSS(b *testing.B) {
 	}
 	for range b.N {
 	}
-	var mem map[string]procMem
+	var mem, ended map[string]procMem
 	var requests int
-	after := measurePiSet(b, piRun{load: func(s *piServe) {
+	idle := measurePiSet(b, piRun{settle: idletrim.After + trimMargin, load: func(s *piServe) {
 		requests = loadFor(b, s, conns, d, func() { mem = s.snapshot() })
+		time.Sleep(time.Second)
+		ended = s.snapshot()
 	}})
-	mem["epd"] = after["epd"] // not under load: it draws nothing here
+	mem["epd"], ended["epd"] = idle["epd"], idle["epd"] // not under load: it draws nothing here
 	if requests == 0 {
 		b.Fatal("no request was answered")
 	}
 	b.ReportMetric(float64(requests)/(2*d.Seconds()), "req/s")
 	reportRSS(b, mem, "-loaded")
+	reportRSS(b, idle, "-after-load")
 	fmt.Println(memTable(fmt.Sprintf("Under load (%d connections to the openai provider), per process", conns), mem, false))
+	fmt.Println(memTable("A second after the load ended", ended, false))
+	fmt.Println(memTable(fmt.Sprintf("Idle %v after the load ended (every process's idle trim has run)", idletrim.After+trimMargin), idle, true))
 }
+
+// trimMargin is how long past idletrim.After a reading waits for every
+// process's idle trim to have run.
+const trimMargin = 5 * time.Second

@@ -101,7 +101,7 @@ func NewFrontDoor(ctx context.Context, cfg *config.Config, lock *config.Lock, lo
 		api.WithResponses(kept),
 	)
 	pn := panel.New(panelSource{f: f}, panel.Options{Token: token, Editor: knobs{opts: opts.Loader}, Logger: logger})
-	f.sessions, f.server, f.drain = sessions, api.HTTPServer(withSources(withPanel(handler, pn))), drain
+	f.sessions, f.server, f.drain = sessions, api.HTTPServer(withTrim(withSources(withPanel(handler, pn)), newTrimmer())), drain
 	return f, nil
 }
 

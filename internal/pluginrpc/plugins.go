@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 
+	"github.com/axonhq/axon/internal/idletrim"
 	"github.com/axonhq/axon/internal/pluginrpc/pb"
 	"github.com/axonhq/axon/sdk"
 )
@@ -81,9 +82,14 @@ func EgressDialOptions() []grpc.DialOption {
 		}))
 }
 
-// NewGRPCServer is the ServeConfig.GRPCServer factory.
+// NewGRPCServer is the ServeConfig.GRPCServer factory, called once in a
+// plugin process. Its calls are the process's work for an idle trim
+// (package idletrim): once none has run for idletrim.After, the plugin
+// returns the heap its calls freed to the kernel.
 func NewGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	return grpc.NewServer(append(opts, GRPCOptions()...)...)
+	opts = append(opts, GRPCOptions()...)
+	opts = append(opts, countWork(idletrim.New(idletrim.After, idletrim.MinAlloc))...)
+	return grpc.NewServer(opts...)
 }
 
 // ServerPlugins is the plugin set a plugin binary serves: Base plus the
