@@ -76,40 +76,26 @@ func TestTrimsOnlyAfterEnoughAllocation(t *testing.T) {
 }
 
 // TestWorkDuringTheWaitPostponesTheTrim: work that begins while the timer
-// is pending holds the trim off until it ends, and the idle period counts
-// from its end.
+// is pending holds the trim off until it ends, whether it outlasts the
+// timer or ends before it fires, and the idle period counts from its end.
 func TestWorkDuringTheWaitPostponesTheTrim(t *testing.T) {
 	after := time.Second // far beyond the test's own pause, however busy the machine
-	f := newFake(after)
-	f.allocated.Store(1000)
-	f.Begin()
-	f.End()
-	time.Sleep(after / 20)
-	f.Begin()
-	f.wantNoTrim(t, 2*after, "while work was in flight")
-	ended := time.Now()
-	f.End()
-	f.wantTrim(t)
-	if idle := time.Since(ended); idle < after {
-		t.Fatalf("trimmed %v after the work ended, want at least %v", idle, after)
-	}
-}
-
-// TestEndsInTheWaitRestartTheIdlePeriod: a short piece of work that ends
-// while the timer is pending moves the trim to a whole period after it.
-func TestEndsInTheWaitRestartTheIdlePeriod(t *testing.T) {
-	after := time.Second
-	f := newFake(after)
-	f.allocated.Store(1000)
-	f.Begin()
-	f.End()
-	time.Sleep(after / 5)
-	f.Begin()
-	ended := time.Now()
-	f.End()
-	f.wantTrim(t)
-	if idle := time.Since(ended); idle < after {
-		t.Fatalf("trimmed %v after the last work ended, want at least %v", idle, after)
+	for _, outlasts := range []bool{true, false} {
+		f := newFake(after)
+		f.allocated.Store(1000)
+		f.Begin()
+		f.End()
+		time.Sleep(after / 10)
+		f.Begin()
+		if outlasts {
+			f.wantNoTrim(t, 2*after, "while work was in flight")
+		}
+		ended := time.Now()
+		f.End()
+		f.wantTrim(t)
+		if idle := time.Since(ended); idle < after {
+			t.Fatalf("work outlasting the timer %v: trimmed %v after it ended, want at least %v", outlasts, idle, after)
+		}
 	}
 }
 
