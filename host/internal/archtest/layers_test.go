@@ -29,8 +29,9 @@ var layers = []layer{
 	{"host/egress", []string{"host/credential", "host/redact", "hcl/credref", "sdk"}, "the egress injects credentials and masks them, nothing more", false},
 	{"sdk", nil, "the contract stands alone", false},
 	{"sdk/sse", nil, "a reader of server-sent events stands alone", false},
-	{"sdk/serve", []string{"sdk", "internal/pluginrpc/..."}, "serving a plugin needs the contract and the glue", false},
-	{"internal/pluginrpc", []string{"sdk", "internal/pluginrpc/..."}, "the glue speaks the contract", false},
+	{"sdk/serve", []string{"sdk", "internal/pluginrpc/...", "internal/idletrim"}, "serving a plugin needs the contract and the glue", false},
+	{"internal/pluginrpc", []string{"sdk", "internal/pluginrpc/...", "internal/idletrim"}, "the glue speaks the contract (and trims an idle plugin)", false},
+	{"internal/idletrim", nil, "the idle trim knows only the Go runtime", false},
 	{"examples/provider-echo", []string{"sdk", "sdk/serve"}, "the minimal plugin imports only the SDK", true},
 }
 
@@ -87,7 +88,7 @@ func TestLayering(t *testing.T) {
 		// for displays, the hardware libraries; never hcl/ or host/.
 		if under(p.path, "plugins") {
 			for _, d := range p.deps {
-				if strings.HasPrefix(d, module+"/") && !allowed(d, []string{"sdk/...", "hardware/...", "internal/pluginrpc/..."}) {
+				if strings.HasPrefix(d, module+"/") && !allowed(d, []string{"sdk/...", "hardware/...", "internal/pluginrpc/...", "internal/idletrim"}) {
 					t.Errorf("%s depends on %s: plugins are written against the SDK alone", rel, strings.TrimPrefix(d, module+"/"))
 				}
 			}
