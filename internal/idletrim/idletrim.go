@@ -56,7 +56,6 @@ type Trimmer struct {
 	trimmedAt uint64 // allocated bytes at the last trim
 
 	// Replaced by tests.
-	now    func() time.Time
 	allocs func() uint64
 	trim   func()
 }
@@ -64,7 +63,7 @@ type Trimmer struct {
 // New returns a Trimmer that trims after idling for after, once minAlloc
 // bytes were allocated since the last trim (or since the process started).
 func New(after time.Duration, minAlloc uint64) *Trimmer {
-	t := &Trimmer{after: after, minAlloc: minAlloc, now: time.Now, allocs: heapAllocs, trim: trim}
+	t := &Trimmer{after: after, minAlloc: minAlloc, allocs: heapAllocs, trim: trim}
 	t.timer = time.AfterFunc(time.Hour, t.fire)
 	t.timer.Stop()
 	return t
@@ -79,7 +78,7 @@ func (t *Trimmer) End() {
 		return
 	}
 	t.mu.Lock()
-	t.last = t.now()
+	t.last = time.Now()
 	if !t.armed {
 		t.armed = true
 		t.timer.Reset(t.after)
@@ -97,7 +96,7 @@ func (t *Trimmer) fire() {
 		t.mu.Unlock()
 		return
 	}
-	if wait := t.after - t.now().Sub(t.last); wait > 0 {
+	if wait := t.after - time.Since(t.last); wait > 0 {
 		t.timer.Reset(wait)
 		t.mu.Unlock()
 		return
