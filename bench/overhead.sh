@@ -37,7 +37,7 @@ table() {
   {
     g = $2 SUBSEP $3 SUBSEP $4
     runs[g]++; rps[g] += $7; p50[g] += $9; p99[g] += $11; err[$3] += $13
-    if ($14 != "-") { cpu[g] += $14; ncpu[g]++ }
+    if ($14 != "-") { cpu[g] += $14; ncpu[g]++; each[g] = each[g] (ncpu[g] > 1 ? " / " : "") sprintf("%.0f", $14) }
     mcpu[g] += $15
     if ($16 != "-") { rss[$3] = $16; if ($17 > hwm[$3]) hwm[$3] = $17 }
     if ($20 + 0 > other + 0) other = $20
@@ -65,6 +65,11 @@ table() {
     if (t == "direct") return runs[g] ? mcpu[g] / runs[g] : -1
     return ncpu[g] ? cpu[g] / ncpu[g] : -1
   }
+  # " (run / run ...)": the CPU figure of each run, after the mean, when there were several
+  function spread(m, t, kind,   g) {
+    g = m SUBSEP t SUBSEP kind
+    return ncpu[g] > 1 ? " (" each[g] ")" : ""
+  }
   function lat(m, t,   g) { g = m SUBSEP t SUBSEP "lat"; return runs[g] ? sprintf("%.0f / %.0f", avg(p50, g), avg(p99, g)) : "—" }
   function dlat(m,   a, b) {
     a = m SUBSEP "axon" SUBSEP "lat"; b = m SUBSEP "rproxy" SUBSEP "lat"
@@ -80,11 +85,11 @@ table() {
     split("nonstream stream", M, " ")
     for (i = 1; i <= 2; i++) {
       m = M[i]; label = (m == "stream") ? "streaming " set["CHUNKS"] " chunks" : "non-streaming"
-      row("CPU per request, " label ", saturated (µs)", num(cpuof(m, "direct")), num(cpuof(m, "rproxy")), num(cpuof(m, "axon")), ratio(cpuof(m, "axon"), cpuof(m, "rproxy")))
+      row("CPU per request, " label ", saturated (µs)", num(cpuof(m, "direct")), num(cpuof(m, "rproxy")) spread(m, "rproxy", "sat"), num(cpuof(m, "axon")) spread(m, "axon", "sat"), ratio(cpuof(m, "axon"), cpuof(m, "rproxy")))
     }
     for (i = 1; i <= 2; i++) {
       m = M[i]; label = (m == "stream") ? "streaming" : "non-streaming"
-      row("CPU per request, " label ", " set["CONC"] " connections, " up " upstream (µs)", num(cpulat(m, "direct")), num(cpulat(m, "rproxy")), num(cpulat(m, "axon")), ratio(cpulat(m, "axon"), cpulat(m, "rproxy")))
+      row("CPU per request, " label ", " set["CONC"] " connections, " up " upstream (µs)", num(cpulat(m, "direct")), num(cpulat(m, "rproxy")) spread(m, "rproxy", "lat"), num(cpulat(m, "axon")) spread(m, "axon", "lat"), ratio(cpulat(m, "axon"), cpulat(m, "rproxy")))
     }
     for (i = 1; i <= 2; i++) {
       m = M[i]; label = (m == "stream") ? "streaming" : "non-streaming"
@@ -97,7 +102,7 @@ table() {
     }
     row("RSS after the last saturated run (MiB)", mib("direct"), mib("rproxy"), mib("axon"), ((("axon" in rss) && rss["rproxy"] > 0) ? sprintf("%.2f×", rss["axon"] / rss["rproxy"]) : "—"))
     print ""
-    printf "Saturation: %s connections, upstream answers at once; each figure is the mean of %s run(s) of %s. ", set["SAT_CONC"], set["REPS"], set["DURATION"]
+    printf "Saturation: %s connections, upstream answers at once; each figure is the mean of %s run(s) of %s (the CPU figures of the proxy and axon also give each run in brackets: read a ratio against that spread). ", set["SAT_CONC"], set["REPS"], set["DURATION"]
     print "CPU is the user + system time of the target (its whole process tree) divided by the requests it completed; for direct it is the cost of the mock itself, which the other columns exclude."
     if (seen["echo"]) {
       print ""
@@ -107,7 +112,7 @@ table() {
       print "|---|---|---|---|---|"
       for (i = 1; i <= 2; i++) {
         m = M[i]; label = (m == "stream") ? "streaming" : "non-streaming"
-        row("CPU per request, " label " (µs)", num(cpuof(m, "rproxy")), num(cpuof(m, "echo")), num(cpuof(m, "axon")), ratio(cpuof(m, "echo"), cpuof(m, "rproxy")))
+        row("CPU per request, " label " (µs)", num(cpuof(m, "rproxy")), num(cpuof(m, "echo")) spread(m, "echo", "sat"), num(cpuof(m, "axon")), ratio(cpuof(m, "echo"), cpuof(m, "rproxy")))
       }
       for (i = 1; i <= 2; i++) {
         m = M[i]; label = (m == "stream") ? "streaming" : "non-streaming"
