@@ -13,12 +13,15 @@ import (
 func newTrimmer() idletrim.Work { return idletrim.New(idletrim.After, idletrim.MinAlloc) }
 
 // withTrim counts every request next serves as w's work while it runs,
-// except a subscription (a GET for text/event-stream: the panel's, a
-// session's or MCP's event stream), which can stay open for as long as a
-// browser tab does and is not work the trim would slow down.
+// except two kinds that are not work the trim would slow down: a
+// subscription (a GET for text/event-stream: the panel's, a session's or
+// MCP's event stream), which can stay open for as long as a browser tab
+// does, and a probe (/healthz, /metrics), which a monitor sends every few
+// seconds: counted, it would keep a scraped host from ever being idle.
 func withTrim(next http.Handler, w idletrim.Work) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		subscription := r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+		if subscription || r.URL.Path == "/healthz" || r.URL.Path == "/metrics" {
 			next.ServeHTTP(rw, r)
 			return
 		}
