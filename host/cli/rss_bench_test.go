@@ -589,7 +589,7 @@ func loadFor(b *testing.B, s *piServe, conns int, d time.Duration, during func()
 // connections, default 64, for AXON_BENCH_LOAD, default 10s, first
 // non-streaming, then streaming) and reports each process's memory near
 // the end of the streaming load, with its peak (VmHWM) over the whole run,
-// then a second after the load, and once the set has idled long enough for
+// then as the load ends, and once the set has idled long enough for
 // every process's idle trim (internal/idletrim) to have run.
 // The load generator shares the machine with the set, so the requests per
 // second here are not the overhead table's.
@@ -613,8 +613,7 @@ func BenchmarkLoadedRSS(b *testing.B) {
 	var requests int
 	idle := measurePiSet(b, piRun{settle: idletrim.After + trimMargin, load: func(s *piServe) {
 		requests = loadFor(b, s, conns, d, func() { mem = s.snapshot() })
-		time.Sleep(time.Second)
-		ended = s.snapshot()
+		ended = s.snapshot() // loadFor returns once every request has been answered
 	}})
 	mem["epd"], ended["epd"] = idle["epd"], idle["epd"] // not under load: it draws nothing here
 	if requests == 0 {
@@ -624,7 +623,7 @@ func BenchmarkLoadedRSS(b *testing.B) {
 	reportRSS(b, mem, "-loaded")
 	reportRSS(b, idle, "-after-load")
 	fmt.Println(memTable(fmt.Sprintf("Under load (%d connections to the openai provider), per process", conns), mem, false))
-	fmt.Println(memTable("A second after the load ended", ended, false))
+	fmt.Println(memTable("As the load ended", ended, false))
 	fmt.Println(memTable(fmt.Sprintf("Idle %v after the load ended (every process's idle trim has run)", idletrim.After+trimMargin), idle, true))
 }
 

@@ -48,24 +48,29 @@ type Trimmer struct {
 	active   atomic.Int64
 
 	mu    sync.Mutex
-	last  time.Time   // when the work in flight last went to none
-	armed bool        // timer is pending
-	timer *time.Timer // runs fire
+	last  time.Time // when the work in flight last went to none
+	armed bool      // timer is pending
+	timer resetter  // runs fire when it expires
 
 	trimMu    sync.Mutex
 	trimmedAt uint64 // allocated bytes at the last trim
 
-	// Replaced by tests.
+	// Replaced by tests, which then run fire themselves.
+	now    func() time.Time
 	allocs func() uint64
 	trim   func()
 }
 
+// resetter is the part of *time.Timer a Trimmer uses.
+type resetter interface{ Reset(time.Duration) bool }
+
 // New returns a Trimmer that trims after idling for after, once minAlloc
 // bytes were allocated since the last trim (or since the process started).
 func New(after time.Duration, minAlloc uint64) *Trimmer {
-	t := &Trimmer{after: after, minAlloc: minAlloc, allocs: heapAllocs, trim: trim}
-	t.timer = time.AfterFunc(time.Hour, t.fire)
-	t.timer.Stop()
+	t := &Trimmer{after: after, minAlloc: minAlloc, now: time.Now, allocs: heapAllocs, trim: trim}
+	timer := time.AfterFunc(time.Hour, t.fire)
+	timer.Stop()
+	t.timer = timer
 	return t
 }
 
@@ -78,7 +83,7 @@ func (t *Trimmer) End() {
 		return
 	}
 	t.mu.Lock()
-	t.last = time.Now()
+	t.last = t.now()
 	if !t.armed {
 		t.armed = true
 		t.timer.Reset(t.after)
@@ -96,7 +101,7 @@ func (t *Trimmer) fire() {
 		t.mu.Unlock()
 		return
 	}
-	if wait := t.after - time.Since(t.last); wait > 0 {
+	if wait := t.after - t.now().Sub(t.last); wait > 0 {
 		t.timer.Reset(wait)
 		t.mu.Unlock()
 		return

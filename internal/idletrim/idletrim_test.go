@@ -2,102 +2,146 @@ package idletrim
 
 import (
 	"runtime/metrics"
-	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// fake is a Trimmer whose trims are counted and whose allocation counter
-// the test sets.
+// fake is a Trimmer on a clock and a timer the test moves: the test sees
+// each arming of the timer and runs fire itself when the timer would.
 type fake struct {
 	*Trimmer
-	trims     chan struct{}
-	allocated atomic.Uint64
+	clock     time.Time
+	timerSet  time.Duration // the timer's pending duration; 0: not armed
+	resets    int           // times the timer was set
+	trims     int
+	allocated uint64
 }
 
 func newFake(after time.Duration) *fake {
-	f := &fake{Trimmer: New(after, 100), trims: make(chan struct{}, 16)}
-	f.Trimmer.allocs = f.allocated.Load
-	f.Trimmer.trim = func() { f.trims <- struct{}{} }
+	f := &fake{Trimmer: New(after, 100), clock: time.Unix(1e9, 0)}
+	f.Trimmer.now = func() time.Time { return f.clock }
+	f.Trimmer.timer = f
+	f.Trimmer.allocs = func() uint64 { return f.allocated }
+	f.Trimmer.trim = func() { f.trims++ }
 	return f
 }
 
-// hangGuard bounds every wait for a trim that must come.
-const hangGuard = 10 * time.Second
-
-func (f *fake) wantTrim(t *testing.T) {
-	t.Helper()
-	select {
-	case <-f.trims:
-	case <-time.After(hangGuard):
-		t.Fatal("no trim after the process went idle")
-	}
+func (f *fake) Reset(d time.Duration) bool {
+	f.timerSet = d
+	f.resets++
+	return true
 }
 
-// wantNoTrim waits d and fails if a trim ran meanwhile.
-func (f *fake) wantNoTrim(t *testing.T, d time.Duration, why string) {
+// expire moves the clock by the timer's duration and runs fire, as the
+// timer would.
+func (f *fake) expire(t *testing.T) {
 	t.Helper()
-	select {
-	case <-f.trims:
-		t.Fatal("trimmed " + why)
-	case <-time.After(d):
+	if f.timerSet == 0 {
+		t.Fatal("the timer is not armed")
+	}
+	f.clock = f.clock.Add(f.timerSet)
+	f.timerSet = 0
+	f.fire()
+}
+
+func (f *fake) wantTrims(t *testing.T, n int, when string) {
+	t.Helper()
+	if f.trims != n {
+		t.Fatalf("%s: %d trims, want %d", when, f.trims, n)
 	}
 }
 
 func TestTrimsOnceAfterWorkEnds(t *testing.T) {
-	f := newFake(20 * time.Millisecond)
-	f.allocated.Store(1000)
+	after := 30 * time.Second
+	f := newFake(after)
+	f.allocated = 1000
 	f.Begin()
 	f.Begin()
-	f.wantNoTrim(t, 100*time.Millisecond, "with nothing ended yet")
 	f.End()
-	f.wantNoTrim(t, 100*time.Millisecond, "with work still in flight")
+	if f.timerSet != 0 {
+		t.Fatal("the timer was armed with work still in flight")
+	}
 	f.End()
-	f.wantTrim(t)
-	f.wantNoTrim(t, 100*time.Millisecond, "twice in one idle period")
+	if f.timerSet != after {
+		t.Fatalf("the last End armed the timer for %v, want %v", f.timerSet, after)
+	}
+	f.expire(t)
+	f.wantTrims(t, 1, "after an idle period")
+	if f.timerSet != 0 {
+		t.Fatal("the timer was armed again with no work since the trim")
+	}
 }
 
 func TestTrimsOnlyAfterEnoughAllocation(t *testing.T) {
-	f := newFake(10 * time.Millisecond)
-	f.allocated.Store(1000)
+	f := newFake(time.Second)
+	f.allocated = 1000
 	f.Begin()
 	f.End()
-	f.wantTrim(t)
+	f.expire(t)
+	f.wantTrims(t, 1, "after the first work")
 
-	f.allocated.Add(50) // below the fake's 100 bytes since the last trim
+	f.allocated += 50 // below the fake's 100 bytes since the last trim
 	f.Begin()
 	f.End()
-	f.wantNoTrim(t, 100*time.Millisecond, "after too little allocation")
+	f.expire(t)
+	f.wantTrims(t, 1, "after too little allocation")
 
-	f.allocated.Add(60)
+	f.allocated += 60
 	f.Begin()
 	f.End()
-	f.wantTrim(t)
+	f.expire(t)
+	f.wantTrims(t, 2, "once enough was allocated")
 }
 
 // TestWorkDuringTheWaitPostponesTheTrim: work that begins while the timer
 // is pending holds the trim off until it ends, whether it outlasts the
 // timer or ends before it fires, and the idle period counts from its end.
 func TestWorkDuringTheWaitPostponesTheTrim(t *testing.T) {
-	after := time.Second // far beyond the test's own pause, however busy the machine
-	for _, outlasts := range []bool{true, false} {
+	after := 30 * time.Second
+	t.Run("outlasts the timer", func(t *testing.T) {
 		f := newFake(after)
-		f.allocated.Store(1000)
+		f.allocated = 1000
 		f.Begin()
 		f.End()
-		time.Sleep(after / 10)
+		f.clock = f.clock.Add(after / 10)
 		f.Begin()
-		if outlasts {
-			f.wantNoTrim(t, 2*after, "while work was in flight")
+		f.expire(t)
+		f.wantTrims(t, 0, "while work was in flight")
+		if f.timerSet != 0 {
+			t.Fatal("the timer was armed again with work in flight")
 		}
-		ended := time.Now()
 		f.End()
-		f.wantTrim(t)
-		if idle := time.Since(ended); idle < after {
-			t.Fatalf("work outlasting the timer %v: trimmed %v after it ended, want at least %v", outlasts, idle, after)
+		if f.timerSet != after {
+			t.Fatalf("the work's End armed the timer for %v, want a whole period, %v", f.timerSet, after)
 		}
-	}
+		f.expire(t)
+		f.wantTrims(t, 1, "a period after the work ended")
+	})
+	t.Run("ends before the timer fires", func(t *testing.T) {
+		f := newFake(after)
+		f.allocated = 1000
+		f.Begin()
+		f.End()
+		f.clock = f.clock.Add(after / 10)
+		f.Begin()
+		f.End()
+		if f.resets != 1 {
+			t.Fatalf("the timer was set %d times, want once: an End while it is pending leaves it be", f.resets)
+		}
+		f.clock = f.clock.Add(after - after/10) // the first End's period is over
+		f.timerSet = 0
+		f.fire()
+		f.wantTrims(t, 0, "a period after the first work, less than one after the second")
+		if f.timerSet != after/10 {
+			t.Fatalf("the timer was set for %v, want the rest of the second work's period, %v", f.timerSet, after/10)
+		}
+		f.expire(t)
+		f.wantTrims(t, 1, "a period after the second work ended")
+	})
 }
+
+// hangGuard bounds the wait for the real trim's timer.
+const hangGuard = 10 * time.Second
 
 // TestTrimReturnsFreedHeap runs the real trim: a garbage burst, once
 // trimmed, leaves the released heap larger than before.

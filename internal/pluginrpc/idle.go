@@ -19,20 +19,20 @@ var axonMethods = "/" + strings.TrimSuffix(pb.Base_ServiceDesc.ServiceName, "Bas
 // do not count: its stdio stream lasts as long as the process, and the
 // host's health ping is not work.
 func countWork(w idletrim.Work) []grpc.ServerOption {
-	unary := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-		if !strings.HasPrefix(info.FullMethod, axonMethods) {
-			return h(ctx, req)
+	// begin counts a call to method and returns what ends it.
+	begin := func(method string) (end func()) {
+		if !strings.HasPrefix(method, axonMethods) {
+			return func() {}
 		}
 		w.Begin()
-		defer w.End()
+		return w.End
+	}
+	unary := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		defer begin(info.FullMethod)()
 		return h(ctx, req)
 	}
 	stream := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-		if !strings.HasPrefix(info.FullMethod, axonMethods) {
-			return h(srv, ss)
-		}
-		w.Begin()
-		defer w.End()
+		defer begin(info.FullMethod)()
 		return h(srv, ss)
 	}
 	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary), grpc.ChainStreamInterceptor(stream)}
