@@ -44,6 +44,14 @@ func (f *fake) expire(t *testing.T) {
 	f.fire()
 }
 
+// wantTimer checks the timer's pending duration (0: not armed).
+func (f *fake) wantTimer(t *testing.T, d time.Duration, why string) {
+	t.Helper()
+	if f.timerSet != d {
+		t.Fatalf("%s: the timer is set for %v, want %v", why, f.timerSet, d)
+	}
+}
+
 func (f *fake) wantTrims(t *testing.T, n int, when string) {
 	t.Helper()
 	if f.trims != n {
@@ -58,18 +66,12 @@ func TestTrimsOnceAfterWorkEnds(t *testing.T) {
 	f.Begin()
 	f.Begin()
 	f.End()
-	if f.timerSet != 0 {
-		t.Fatal("the timer was armed with work still in flight")
-	}
+	f.wantTimer(t, 0, "with work still in flight")
 	f.End()
-	if f.timerSet != after {
-		t.Fatalf("the last End armed the timer for %v, want %v", f.timerSet, after)
-	}
+	f.wantTimer(t, after, "after the last End")
 	f.expire(t)
 	f.wantTrims(t, 1, "after an idle period")
-	if f.timerSet != 0 {
-		t.Fatal("the timer was armed again with no work since the trim")
-	}
+	f.wantTimer(t, 0, "after the trim, with no work since")
 }
 
 func TestTrimsOnlyAfterEnoughAllocation(t *testing.T) {
@@ -98,32 +100,29 @@ func TestTrimsOnlyAfterEnoughAllocation(t *testing.T) {
 // timer or ends before it fires, and the idle period counts from its end.
 func TestWorkDuringTheWaitPostponesTheTrim(t *testing.T) {
 	after := 30 * time.Second
-	t.Run("outlasts the timer", func(t *testing.T) {
+	// busyInTheWait: work ended and armed the timer; a tenth of the period
+	// later, new work began.
+	busyInTheWait := func() *fake {
 		f := newFake(after)
 		f.allocated = 1000
 		f.Begin()
 		f.End()
 		f.clock = f.clock.Add(after / 10)
 		f.Begin()
+		return f
+	}
+	t.Run("outlasts the timer", func(t *testing.T) {
+		f := busyInTheWait()
 		f.expire(t)
 		f.wantTrims(t, 0, "while work was in flight")
-		if f.timerSet != 0 {
-			t.Fatal("the timer was armed again with work in flight")
-		}
+		f.wantTimer(t, 0, "with work in flight")
 		f.End()
-		if f.timerSet != after {
-			t.Fatalf("the work's End armed the timer for %v, want a whole period, %v", f.timerSet, after)
-		}
+		f.wantTimer(t, after, "after the work's End: a whole period")
 		f.expire(t)
 		f.wantTrims(t, 1, "a period after the work ended")
 	})
 	t.Run("ends before the timer fires", func(t *testing.T) {
-		f := newFake(after)
-		f.allocated = 1000
-		f.Begin()
-		f.End()
-		f.clock = f.clock.Add(after / 10)
-		f.Begin()
+		f := busyInTheWait()
 		f.End()
 		if f.resets != 1 {
 			t.Fatalf("the timer was set %d times, want once: an End while it is pending leaves it be", f.resets)
@@ -132,9 +131,7 @@ func TestWorkDuringTheWaitPostponesTheTrim(t *testing.T) {
 		f.timerSet = 0
 		f.fire()
 		f.wantTrims(t, 0, "a period after the first work, less than one after the second")
-		if f.timerSet != after/10 {
-			t.Fatalf("the timer was set for %v, want the rest of the second work's period, %v", f.timerSet, after/10)
-		}
+		f.wantTimer(t, after/10, "the rest of the second work's period")
 		f.expire(t)
 		f.wantTrims(t, 1, "a period after the second work ended")
 	})
