@@ -22,6 +22,7 @@ type config struct {
 	FullRefreshInterval string `json:"full_refresh_interval"`
 	BusyTimeout         string `json:"busy_timeout"`
 	Rotate              int    `json:"rotate"`
+	StateFile           string `json:"state_file"`
 }
 
 // Defaults match the Waveshare 2.13" e-Paper HAT on a Raspberry Pi.
@@ -37,6 +38,7 @@ var schema = sdk.Schema{Attributes: []sdk.Attribute{
 	attr("full_refresh_interval", "string", `"1h"`, `force a full refresh when the last is older than this; "0s": never`),
 	attr("busy_timeout", "string", `"10s"`, "longest wait for the panel to finish a step before the frame fails"),
 	attr("rotate", "number", `0`, "0 or 180 (landscape 250x122), 90 or 270 (portrait 122x250)"),
+	attr("state_file", "string", `""`, `absolute path where the frame on the glass is kept while no plugin process runs (idle_stop, a restart of axon), so that the next process starts with a partial refresh; its directory must be granted read_write. "": none, each process starts with a full refresh`),
 }}
 
 func attr(name, typ, def, desc string) sdk.Attribute {

@@ -30,6 +30,8 @@ type epd struct {
 	dev    *ssd1680.Dev
 	render *facerender.Renderer
 	rot    ssd1680.Rotation
+	panel  string // the configured revision, which the state file names
+	state  string // the state file, "" for none (glass.go)
 }
 
 var (
@@ -75,14 +77,38 @@ func (e *epd) Configure(ctx context.Context, cfg sdk.Config) error {
 		port.Close()
 		return sdk.Permanentf("epd: %v", err)
 	}
+	log := e.log
+	if cfg.Logger != nil {
+		log = cfg.Logger
+	}
+	if c.StateFile != "" {
+		if err := checkStateDir(c.StateFile); err != nil {
+			port.Close()
+			return sdk.Permanentf("epd: %v", err)
+		}
+		resume(log, dev, c.StateFile, c.Panel)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if cfg.Logger != nil {
-		e.log = cfg.Logger
-	}
-	e.port, e.dev, e.render, e.rot = port, dev, r, opts.Rotation
+	e.log = log
+	e.port, e.dev, e.render, e.rot, e.panel, e.state = port, dev, r, opts.Rotation, c.Panel, c.StateFile
 	e.log.Info("panel ready", "panel", c.Panel, "spi_port", c.SPIPort, "rotate", c.Rotate, "size", dev.Bounds().Size())
 	return nil
+}
+
+// resume hands dev what the previous process left on the glass, if its
+// state file says; otherwise the first frame is a full refresh.
+func resume(log hclog.Logger, dev *ssd1680.Dev, path, panel string) {
+	g, ok, err := takeGlass(path, panel)
+	if err == nil && ok {
+		err = dev.Resume(g)
+	}
+	switch {
+	case err != nil:
+		log.Warn("state file not used; the first frame is a full refresh", "state_file", path, "error", err)
+	case ok:
+		log.Info("resumed the frame on the glass; the first frame is partial unless a full refresh is due", "state_file", path)
+	}
 }
 
 func (e *epd) Caps(context.Context) (sdk.DisplayCaps, error) {
@@ -126,12 +152,21 @@ func (e *epd) Halt(ctx context.Context) error {
 	return nil
 }
 
-// Close sleeps the panel and releases the SPI port.
+// Close keeps the frame on the glass in the state file, when there is one,
+// sleeps the panel and releases the SPI port.
 func (e *epd) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.dev == nil {
 		return nil
+	}
+	// Written before the sleep: sleeping leaves the glass as it is, and a
+	// power pin's 2 s wait may outlast the host's patience with a stopping
+	// plugin.
+	if g, ok := e.dev.Glass(); ok && e.state != "" {
+		if err := saveGlass(e.state, e.panel, g); err != nil {
+			e.log.Warn("state file not written; the next process starts with a full refresh", "state_file", e.state, "error", err)
+		}
 	}
 	err := e.dev.Halt()
 	if cerr := e.port.Close(); err == nil {

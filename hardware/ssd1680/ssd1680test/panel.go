@@ -229,6 +229,22 @@ func (p *Panel) RAM(which byte) []byte {
 	return append([]byte(nil), p.ram[which]...)
 }
 
+// Reopen models a later process taking the panel over once this one's Dev
+// is gone: the port accepts one more Connect, and the glass keeps its image,
+// as E-Ink does without power. The RAMs come back black: the panel may have
+// been switched off in between, so a driver can count on nothing in them.
+func (p *Panel) Reopen() {
+	p.Record.Lock()
+	p.Record.Initialized = false
+	p.Record.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flush()
+	for _, ram := range p.ram {
+		clear(ram)
+	}
+}
+
 // Asleep reports whether the controller is in deep sleep.
 func (p *Panel) Asleep() bool {
 	p.mu.Lock()
