@@ -11,7 +11,7 @@ axon {
   listen     = "127.0.0.1:7070"
   state_dir  = "/var/lib/axon"          # the unit's StateDirectory
   plugin_dir = "/usr/local/lib/axon"    # where install.sh puts the plugins
-  idle_stop  = "5m"                     # stop providers and tools unused for 5 min (the display stays)
+  idle_stop  = "5m"                     # stop providers and tools unused for 5 min (the display: its own below)
 }
 
 # Z.ai's GLM through its Anthropic-compatible endpoint. The preset fills
@@ -64,11 +64,19 @@ display "face" {
   full_refresh_interval = "1h"
   busy_timeout          = "10s"
 
+  # Stop the plugin too after 5 minutes without a new face: E-Ink keeps the
+  # face without power, and the idle Pi then runs axon alone. The next face
+  # starts a new process, which finds the frame on the glass in state_file
+  # and refreshes partially (no flash). The unit makes /var/lib/axon/epd.
+  idle_stop  = "5m"
+  state_file = "/var/lib/axon/epd/glass.json"
+
   # The plugin runs in its sandbox like every other: it sees only what is
   # granted here. The SPI port, the GPIO chip and the device tree periph
   # reads to recognise the board (README "Security model").
   grant {
-    devices   = ["/dev/spidev0.0", "/dev/gpiochip0", "/dev/gpiomem"]
-    read_only = ["/sys/firmware/devicetree/base", "/sys/class/gpio", "/sys/bus/spi"]
+    devices    = ["/dev/spidev0.0", "/dev/gpiochip0", "/dev/gpiomem"]
+    read_only  = ["/sys/firmware/devicetree/base", "/sys/class/gpio", "/sys/bus/spi"]
+    read_write = ["/var/lib/axon/epd"]  # state_file's directory
   }
 }

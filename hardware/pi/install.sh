@@ -170,6 +170,11 @@ if [ ! -e "$destdir$etc_dir/secrets.env" ]; then
 	echo "created $etc_dir/secrets.env (root only): put provider keys there, e.g. ZAI_API_KEY=..."
 fi
 
+# State: the unit's StateDirectory= makes these at every start; made here
+# too, so that axon check, run before the first start, finds the directory
+# the display block grants for its state_file.
+install -d -m 0750 -o "$uid" -g "$gid" "$destdir/var/lib/axon" "$destdir/var/lib/axon/epd"
+
 install -d -m 0755 "$destdir$(dirname "$unit")"
 install -m 0644 "$here/axon.service" "$destdir$unit"
 if [ -n "$destdir" ]; then

@@ -277,6 +277,7 @@ func checkTree(t *testing.T, dest, stage string) (uid, gid string) {
 		t.Errorf("etc/subgid: %q", sub)
 	}
 	g, _ := strconv.Atoi(gid)
+	o, _ := strconv.Atoi(uid)
 	for _, f := range []struct {
 		path     string
 		mode     fs.FileMode
@@ -288,6 +289,8 @@ func checkTree(t *testing.T, dest, stage string) (uid, gid string) {
 		{"etc/systemd/system/axon.service", 0o644, 0, 0},
 		{"usr/local/lib/axon/axon", 0o755, 0, 0},
 		{"usr/local/share/doc/axon/README.md", 0o644, 0, 0},
+		{"var/lib/axon", fs.ModeDir | 0o750, o, g},
+		{"var/lib/axon/epd", fs.ModeDir | 0o750, o, g},
 	} {
 		fi, err := os.Lstat(filepath.Join(dest, f.path))
 		if err != nil {

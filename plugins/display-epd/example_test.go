@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,13 +45,31 @@ func TestPiPetExample(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatalf("display %q: %s", block.Name, diags.Error())
 	}
+	// The state file's directory must be one the block grants read_write
+	// (the sandbox shows the plugin nothing else); here it is a temporary
+	// one, as /var/lib/axon/epd exists only on the Pi.
+	var v map[string]any
+	if err := json.Unmarshal(values, &v); err != nil {
+		t.Fatal(err)
+	}
+	state, _ := v["state_file"].(string)
+	if !slices.Contains(block.Grants, axonhcl.Grant{Path: filepath.Dir(state), Mode: "rw"}) {
+		t.Errorf("state_file %q: its directory is not among the block's grants %v", state, block.Grants)
+	}
+	if block.IdleStop <= 0 {
+		t.Error("the example's display has no idle_stop: the idle Pi would keep the plugin running")
+	}
+	v["state_file"] = filepath.Join(t.TempDir(), "glass.json")
+	if values, err = json.Marshal(v); err != nil {
+		t.Fatal(err)
+	}
 	if err := e.Configure(context.Background(), sdk.Config{Values: values}); err != nil {
 		t.Fatalf("Configure with the example: %v", err)
 	}
 	defer e.Close()
 	want := config{
 		Panel: "v4", SPIPort: "SPI0.0", DCPin: "GPIO25", RSTPin: "GPIO17", BusyPin: "GPIO24",
-		FullRefreshEvery: 20, FullRefreshInterval: "1h", BusyTimeout: "10s",
+		FullRefreshEvery: 20, FullRefreshInterval: "1h", BusyTimeout: "10s", StateFile: v["state_file"].(string),
 	}
 	if diff := cmp.Diff(&want, b.opened); diff != "" {
 		t.Errorf("the example opens (-want +got):\n%s", diff)
