@@ -46,6 +46,9 @@ func checkStateDir(path string) error {
 	if !filepath.IsAbs(path) {
 		return fmt.Errorf("state_file %q: not an absolute path", path)
 	}
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("state_file %q: not a regular file", path)
+	}
 	dir := filepath.Dir(path)
 	probe, err := os.CreateTemp(dir, ".epd-probe-*")
 	if err != nil {
@@ -59,10 +62,17 @@ func checkStateDir(path string) error {
 // false, with no error, when there is no file; an unusable file is
 // removed too, and its error says why it was not used.
 func takeGlass(path, panel string) (ssd1680.Glass, bool, error) {
-	f, err := os.Open(path)
+	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ssd1680.Glass{}, false, nil
 	}
+	if err != nil {
+		return ssd1680.Glass{}, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return ssd1680.Glass{}, false, errors.New("not a regular file") // never removed: not ours
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return ssd1680.Glass{}, false, err
 	}

@@ -136,6 +136,7 @@ func TestStateFileNeedsAWritableDirectory(t *testing.T) {
 	for _, tc := range []struct{ name, path, want string }{
 		{"relative", "glass.json", "absolute"},
 		{"no directory", filepath.Join(t.TempDir(), "missing", "glass.json"), "grant it read_write"},
+		{"a directory", t.TempDir(), "not a regular file"},
 	} {
 		p := ssd1680test.New(ssd1680test.Options{})
 		e := newEPD(&fakeBoard{panel: p}, p.Clock)
