@@ -239,24 +239,37 @@ func TestBusyStuckTimesOut(t *testing.T) {
 	}
 }
 
+// drawSending draws img (landscape, Rot0) with the refresh kind want,
+// sending the panel exactly log, and checks the glass shows it.
+func drawSending(t *testing.T, p *ssd1680test.Panel, d *ssd1680.Dev, img *image.Gray, want ssd1680.Refresh, log []string) {
+	t.Helper()
+	p.ResetLog()
+	draw(t, d, img, want)
+	if diff := cmp.Diff(log, p.Log()); diff != "" {
+		t.Errorf("%s refresh (-want +got):\n%s", want, diff)
+	}
+	checkGlass(t, p, img, ssd1680.Rot0)
+}
+
+// cancelMidRefresh draws img with a context cancelled 100 ms (panel time)
+// into the refresh, which leaves the panel half way through an update.
+func cancelMidRefresh(t *testing.T, p *ssd1680test.Panel, d *ssd1680.Dev, img image.Image) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	p.Clock.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := d.Draw(ctx, img); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Draw with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
 func TestCancelDuringRefreshForcesFullRedraw(t *testing.T) {
 	t.Parallel()
 	p := ssd1680test.New(ssd1680test.Options{})
 	d := newDev(t, p, ssd1680.Opts{})
 	draw(t, d, noise(1, 250, 122), ssd1680.RefreshFull)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	p.Clock.AfterFunc(100*time.Millisecond, cancel) // mid partial refresh
-	if _, err := d.Draw(ctx, noise(2, 250, 122)); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Draw with a cancelled context: %v, want context.Canceled", err)
-	}
-	p.ResetLog()
-	img := noise(3, 250, 122)
-	draw(t, d, img, ssd1680.RefreshFull)
-	if diff := cmp.Diff(concat(wakeLog, fullLog), p.Log()); diff != "" {
-		t.Errorf("redraw after cancel (-want +got):\n%s", diff)
-	}
-	checkGlass(t, p, img, ssd1680.Rot0)
+	cancelMidRefresh(t, p, d, noise(2, 250, 122))
+	drawSending(t, p, d, noise(3, 250, 122), ssd1680.RefreshFull, concat(wakeLog, fullLog))
 	noViolations(t, p)
 }
 

@@ -2,11 +2,8 @@ package ssd1680_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/axonhq/axon/hardware/ssd1680"
 	"github.com/axonhq/axon/hardware/ssd1680/ssd1680test"
@@ -45,13 +42,7 @@ func TestResumeContinuesOnTheGlass(t *testing.T) {
 	draw(t, d, noise(2, 250, 122), ssd1680.RefreshPartial)
 
 	d = handOver(t, p, d, o)
-	p.ResetLog()
-	c := noise(3, 250, 122)
-	draw(t, d, c, ssd1680.RefreshPartial)
-	if diff := cmp.Diff(concat(wakeLog, partialLog), p.Log()); diff != "" {
-		t.Errorf("first frame of the new Dev (-want +got):\n%s", diff)
-	}
-	checkGlass(t, p, c, ssd1680.Rot0)
+	drawSending(t, p, d, noise(3, 250, 122), ssd1680.RefreshPartial, concat(wakeLog, partialLog))
 	// A full and a partial before the hand-over, a partial after: with
 	// FullEvery 3 the next is full, as in one process.
 	draw(t, d, noise(4, 250, 122), ssd1680.RefreshFull)
@@ -119,11 +110,7 @@ func TestGlassIsUnknown(t *testing.T) {
 	if err := d.Resume(g); err == nil {
 		t.Error("Resume of a Dev that has drawn succeeded")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	p.Clock.AfterFunc(100*time.Millisecond, cancel) // mid partial refresh
-	if _, err := d.Draw(ctx, noise(2, 250, 122)); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Draw with a cancelled context: %v", err)
-	}
+	cancelMidRefresh(t, p, d, noise(2, 250, 122))
 	if _, ok := d.Glass(); ok {
 		t.Error("Glass after a failed refresh reports a frame")
 	}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/axonhq/axon/sdk/atomicfile"
 )
 
 // FileName is the store's file in the state directory.
@@ -176,40 +178,14 @@ func (s *Store) Learn(provider, block string, a Answer) error {
 	return writeAtomic(s.path, append(b, '\n'))
 }
 
-// writeAtomic replaces path with b: a temporary file in the same
-// directory, synced, renamed over path, and the directory synced, so a
-// crash leaves the old file or the new one, never a part.
+// writeAtomic replaces path with b, durably: a crash leaves the old file or
+// the new one, never a part.
 func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("catalog: %w", err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("catalog: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(path, b, 0o600, true); err != nil {
 		return fmt.Errorf("catalog: write %s: %w", path, err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("catalog: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("catalog: sync %s: %w", dir, err)
 	}
 	return nil
 }

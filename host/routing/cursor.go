@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/axonhq/axon/sdk/atomicfile"
 	"github.com/hashicorp/go-hclog"
 )
 
@@ -129,39 +130,17 @@ func (c *cursor) close() {
 	<-c.done
 }
 
-// writeAtomic replaces path with the count n.
+// writeAtomic replaces path with the count n, durably.
 func writeAtomic(path string, n uint64) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	b, err := json.Marshal(cursorFile{Cursor: n})
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(path, append(b, '\n'), 0o600, true); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/axonhq/axon/hardware/ssd1680"
+	"github.com/axonhq/axon/sdk/atomicfile"
 )
 
 // The state file keeps what an E-Ink panel shows while no plugin process
@@ -101,29 +102,11 @@ func takeGlass(path, panel string) (ssd1680.Glass, bool, error) {
 	return ssd1680.Glass{Frame: g.Frame, SinceFull: g.SinceFull, LastFull: g.LastFull}, true, nil
 }
 
-// saveGlass writes the state file whole or not at all: a temporary file in
-// the same directory, synced, then renamed over the path.
+// saveGlass writes the state file whole or not at all, durably.
 func saveGlass(path, panel string, g ssd1680.Glass) error {
 	data, err := json.Marshal(glassFile{Version: glassVersion, Panel: panel, Frame: g.Frame, SinceFull: g.SinceFull, LastFull: g.LastFull})
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".epd-glass-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return atomicfile.Write(path, data, 0o600, true)
 }

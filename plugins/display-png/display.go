@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/axonhq/axon/hardware/facerender"
 	"github.com/axonhq/axon/sdk"
+	"github.com/axonhq/axon/sdk/atomicfile"
 )
 
 type config struct {
@@ -99,7 +99,7 @@ func (d *pngDisplay) Show(ctx context.Context, f sdk.Frame) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(d.cfg.Dir, name), buf.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(d.cfg.Dir, name), buf.Bytes(), 0o644, false); err != nil {
 		return sdk.Transientf("png: %v", err)
 	}
 	if d.cfg.KeepAll {
@@ -110,30 +110,3 @@ func (d *pngDisplay) Show(ctx context.Context, f sdk.Frame) error {
 
 // Halt does nothing: the last frame stays, as on E-Ink.
 func (d *pngDisplay) Halt(context.Context) error { return nil }
-
-// writeAtomic writes data to a temporary file next to path and renames it
-// over path.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".frame-*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
-}

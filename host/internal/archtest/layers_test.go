@@ -29,6 +29,7 @@ var layers = []layer{
 	{"host/egress", []string{"host/credential", "host/redact", "hcl/credref", "sdk"}, "the egress injects credentials and masks them, nothing more", false},
 	{"sdk", nil, "the contract stands alone", false},
 	{"sdk/sse", nil, "a reader of server-sent events stands alone", false},
+	{"sdk/atomicfile", nil, "replacing a file stands alone", false},
 	{"sdk/serve", []string{"sdk", "internal/pluginrpc/...", "internal/idletrim"}, "serving a plugin needs the contract and the glue", false},
 	{"internal/pluginrpc", []string{"sdk", "internal/pluginrpc/...", "internal/idletrim"}, "the glue speaks the contract (and trims an idle plugin)", false},
 	{"internal/idletrim", nil, "the idle trim knows only the Go runtime", false},
