@@ -513,7 +513,8 @@ func reportRSS(b *testing.B, mem map[string]procMem, suffix string) {
 // every plugin writes its runtime figures when it stops (which needs
 // --plugin-profiles, so its plugins also run a CPU profile). A third run
 // sets idle_stop = "1s" and reads the set once the supervisor has stopped
-// every provider and tool (within its 15 s check). AXON_BENCH_SETTLE
+// every provider and tool (within its 15 s check), which is also the idle
+// figure of examples/pi-pet.hcl once its display has stopped too. AXON_BENCH_SETTLE
 // (default 2s) is how long the set idles before each reading.
 func BenchmarkIdleRSS(b *testing.B) {
 	settle := 2 * time.Second
@@ -540,6 +541,13 @@ func BenchmarkIdleRSS(b *testing.B) {
 	fmt.Println(memTable("Idle, per process (Go columns from the profiled run)", plain, true))
 	fmt.Println(memTable("Idle, the profiled run (its plugins run a CPU profile)", profiled, false))
 	fmt.Println(memTable(`Idle with idle_stop = "1s", once the providers and tools stopped`, stopped, true))
+	// examples/pi-pet.hcl gives its display an idle_stop too (the epd
+	// plugin's state_file carries the face on the glass to the next
+	// process), so once every plugin has stopped the idle Pi runs the host
+	// alone: the host row above. The display runs bare here, without a
+	// panel, so the host cannot stop it; its row is the host's either way.
+	b.ReportMetric(float64(stopped["host"].rss), "pi-example-RSS-kB")
+	fmt.Printf("examples/pi-pet.hcl idle, every plugin stopped (the display too): the host alone, %.1f MiB\n", float64(stopped["host"].rss)/1024)
 }
 
 // loadFor sends requests to chain default (its first hop, the openai
