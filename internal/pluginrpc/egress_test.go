@@ -108,3 +108,53 @@ func TestEgressRedialsARefusedFirstDial(t *testing.T) {
 		t.Errorf("got %q after %d dials, want ok after a redial", b, dials.Load())
 	}
 }
+
+// TestEgressReplyMessages: the host sends a reply in the messages its reads
+// make, in an 8 KB buffer until a read fills it and in 32 KB ones after: a
+// stream of small events never holds a big buffer, and a bulk body moves
+// to big messages after its first. The plugin reads each message whole
+// with a buffer larger than any, so its reads are the messages.
+func TestEgressReplyMessages(t *testing.T) {
+	t.Parallel()
+	bulk := bytes.Repeat([]byte("x"), 100<<10)
+	cases := []struct {
+		name string
+		body io.ReadCloser
+		want []int
+	}{
+		{"stream of small events", &chunkedBody{b: bytes.Repeat([]byte("e"), 5*512), n: 512}, []int{512, 512, 512, 512, 512}},
+		{"a small reply whole", io.NopCloser(bytes.NewReader(bulk[:5000])), []int{5000}},
+		{"events up to the small buffer", &chunkedBody{b: bytes.Repeat([]byte("e"), 8192+100), n: 8192}, []int{8192, 100}},
+		{"bulk body", io.NopCloser(bytes.NewReader(bulk)), []int{8 << 10, 32 << 10, 32 << 10, 28 << 10}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := egressPair(t, egressFunc(func(context.Context, *sdk.EgressRequest) (*sdk.EgressResponse, error) {
+				return &sdk.EgressResponse{StatusCode: 200, Header: http.Header{}, Body: tc.body}, nil
+			}))
+			resp, err := c.Do(context.Background(), &sdk.EgressRequest{Method: "GET", URL: "http://127.0.0.1:9/"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			buf := make([]byte, 64<<10)
+			var got []int
+			for {
+				n, err := resp.Body.Read(buf)
+				if n > 0 {
+					got = append(got, n)
+				}
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("message sizes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

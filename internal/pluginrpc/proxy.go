@@ -128,12 +128,12 @@ func (p *loopbackProxy) handle(c *net.TCPConn) {
 				return
 			}
 		}
-		buf := chunks.Get().(*[]byte)
-		defer chunks.Put(buf)
+		buf := newBodyBuf() // a tunnel may idle for minutes between bursts
+		defer buf.release()
 		for {
-			n, rerr := c.Read(*buf)
-			if n > 0 {
-				if stream.Send(&pb.TunnelFrame{Data: (*buf)[:n]}) != nil {
+			chunk, rerr := buf.read(c)
+			if len(chunk) > 0 {
+				if stream.Send(&pb.TunnelFrame{Data: chunk}) != nil {
 					return
 				}
 			}
