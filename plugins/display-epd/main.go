@@ -5,7 +5,8 @@
 // Rendering is hardware/facerender and the panel driver hardware/ssd1680; this
 // command wires them to the sdk.Display contract and to periph's registries.
 // It opens hardware only in Configure. Like every plugin it never writes to
-// stdout (the go-plugin handshake) and opens no socket.
+// stdout (the go-plugin handshake) and opens no socket; the only file it
+// writes is its state_file, when the block sets one (glass.go).
 //
 // On a Pi the plugin needs the spi and gpio groups and, with the host's
 // default network-namespace sandbox, may need sandbox = "none" in its
