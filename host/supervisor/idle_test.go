@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -186,5 +187,43 @@ func TestIdleStopsBetweenConcurrentCallsAreInvisible(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestIdleStopHaltsADisplayFirst: a display is put to sleep through its own
+// Halt call before its idle stop, so a panel that takes longer to sleep
+// than go-plugin waits for a stopping plugin (the test display takes 2.5 s,
+// as the epd does with a power pin) still ends asleep and its process
+// exits on its own instead of being killed half way.
+func TestIdleStopHaltsADisplayFirst(t *testing.T) {
+	t.Parallel()
+	logs := &logbuf.Buffer{}
+	clk := newTestClock()
+	s := newSupervisor(t, logs, Options{HealthInterval: time.Hour, BackoffBase: time.Hour, BackoffMax: time.Hour, clock: clk.Now})
+	if err := s.Add(Spec{Name: "face", Kind: sdk.KindDisplay, Path: filepath.Join(binDir, "axon-display-slowsleep"), IdleStop: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := s.Instance("face")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := in.Show(ctx, sdk.Frame{Expression: sdk.ExprIdle}); err != nil {
+		t.Fatal(err)
+	}
+	pid := in.Pid()
+	clk.Advance(time.Minute)
+	in.stopIfIdle()
+	if !gone(pid) {
+		t.Fatalf("process %d still exists after its idle stop", pid)
+	}
+	got := logs.String()
+	for _, want := range []string{"plugin stopped: idle", "testdisplay: halted"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in the log:\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"closing an awake panel", "failed to exit gracefully"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("%q in the log: the display was stopped before it slept:\n%s", bad, got)
+		}
 	}
 }

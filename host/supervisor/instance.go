@@ -418,7 +418,30 @@ func (in *Instance) stopIfIdle() {
 	in.proc = nil
 	in.mu.Unlock()
 	in.logger.Info("plugin stopped: idle", "pid", p.pid(), "idle", idle.Round(time.Second), "idle_stop", in.spec.IdleStop)
+	in.haltBeforeStop(p)
 	p.kill()
+}
+
+// haltTimeout bounds the Halt an idle display gets before its process is
+// stopped.
+const haltTimeout = 10 * time.Second
+
+// haltBeforeStop puts an idle display to sleep with its own Halt call before
+// its process is stopped. go-plugin gives a stopping plugin 2 s before it
+// kills it, and a panel may take that long to sleep on its own: the epd
+// waits 2 s before switching a HAT's power pin off. Killed half way, the
+// panel would stay powered. p is no longer the instance's process, so no
+// call can start on it meanwhile.
+func (in *Instance) haltBeforeStop(p *process) {
+	d, ok := p.service.(*pluginrpc.DisplayClient)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), haltTimeout)
+	defer cancel()
+	if err := d.Halt(ctx); err != nil {
+		in.logger.Warn("display halt before its idle stop failed", "pid", p.pid(), "error", p.redactErr(err))
+	}
 }
 
 // checkHealth pings a running process; an unhealthy one is killed so the

@@ -18,8 +18,8 @@ import (
 
 // binDir holds the plugin binaries built once for the package's tests:
 // axon-provider-echo (examples/provider-echo), axon-provider-hostile
-// (host/internal/testplugin) and axon-provider-crasher (the same, built to
-// exit at start).
+// (host/internal/testplugin), axon-provider-crasher (the same, built to
+// exit at start) and axon-display-slowsleep (host/internal/testdisplay).
 var binDir string
 
 func bin(name string) string { return filepath.Join(binDir, "axon-provider-"+name) }
@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 		testbin.Target{Name: "axon-provider-echo", Pkg: "../../examples/provider-echo"},
 		testbin.Target{Name: "axon-provider-hostile", Pkg: "../internal/testplugin"},
 		testbin.Target{Name: "axon-provider-crasher", Pkg: "../internal/testplugin", Tags: "crashatstart"},
+		testbin.Target{Name: "axon-display-slowsleep", Pkg: "../internal/testdisplay"},
 	)
 }
 
