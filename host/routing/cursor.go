@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/axonhq/axon/sdk/atomicfile"
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/axonhq/axon/sdk/atomicfile"
 )
 
 // cursor is a rotating chain's count of unpaid successes: the next Run

@@ -59,21 +59,15 @@ func checkStateDir(path string) error {
 	return os.Remove(probe.Name())
 }
 
-// takeGlass reads the state file for panel and removes it. It reports
-// false, with no error, when there is no file; an unusable file is
-// removed too, and its error says why it was not used.
+// takeGlass reads the state file for panel and removes it; checkStateDir
+// has made sure that path is no directory. It reports false, with no
+// error, when there is no file; an unusable file is removed too, and its
+// error says why it was not used.
 func takeGlass(path, panel string) (ssd1680.Glass, bool, error) {
-	fi, err := os.Lstat(path)
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ssd1680.Glass{}, false, nil
 	}
-	if err != nil {
-		return ssd1680.Glass{}, false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return ssd1680.Glass{}, false, errors.New("not a regular file") // never removed: not ours
-	}
-	f, err := os.Open(path)
 	if err != nil {
 		return ssd1680.Glass{}, false, err
 	}
